@@ -1,0 +1,1 @@
+"""tooldeck: plain Python functions as tools for language models."""

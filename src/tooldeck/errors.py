@@ -1,0 +1,75 @@
+"""The whole exception hierarchy of tooldeck.
+
+Definition mistakes (raised to the developer, at decoration, registration or export)
+are kept apart from call failures, which never raise: they come back as an
+``"Error: ..."`` string or a failed :class:`~tooldeck.ToolResult`.
+Each error also subclasses the matching built-in, so ``except TypeError`` or
+``except ValueError`` written against the seed systems keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DuplicateToolError",
+    "ToolDeckError",
+    "ToolDefinitionError",
+    "ToolNotFoundError",
+]
+
+
+class ToolDeckError(Exception):
+    """Root of every exception tooldeck raises."""
+
+
+class ToolDefinitionError(ToolDeckError, TypeError):
+    """A tool cannot be built or exported as written.
+
+    Raised at decoration time (or at export, for a schema a provider cannot accept),
+    never during a call.
+
+    Attributes:
+        tool: The tool's (or function's) name, when known.
+        param: The offending parameter, when the problem is one parameter.
+        reason: What is wrong and how to fix it.
+    """
+
+    def __init__(self, reason: str, *, tool: str | None = None, param: str | None = None) -> None:
+        self.tool = tool
+        self.param = param
+        self.reason = reason
+        where = ""
+        if tool is not None:
+            where = f"tool {tool!r}"
+            if param is not None:
+                where += f", parameter {param!r}"
+            where += ": "
+        super().__init__(where + reason)
+
+
+class DuplicateToolError(ToolDeckError, ValueError):
+    """A second, different tool was registered under a name already taken.
+
+    Attributes:
+        name: The contested tool name.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"Tool {name!r} is already registered; pass replace=True to replace it"
+        )
+
+
+class ToolNotFoundError(ToolDeckError, LookupError):
+    """A developer-facing registry call named a tool that is not registered.
+
+    Attributes:
+        name: The unknown tool name.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"Tool {name!r} is not registered")
+
+    def __str__(self) -> str:  # LookupError would repr() the args otherwise
+        return str(self.args[0])
