@@ -526,3 +526,14 @@ def test_docs_page_shows_the_current_source() -> None:
 def test_docs_page_shows_the_seed_schema() -> None:
     page = DOCS_PAGE.read_text(encoding="utf-8")
     assert json.dumps(SEED_OPENAI_JSON, ensure_ascii=False, indent=2) in page
+
+
+def test_docs_page_lists_every_weather_code() -> None:
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    for code, text in weather._WMO_DESCRIPTIONS.items():
+        assert f"| {code} | {text} |" in page
+
+
+async def test_docs_page_quotes_the_unsupported_answer() -> None:
+    result = await get_weather(city="東京")
+    assert f"Error: {result.error}\n" in DOCS_PAGE.read_text(encoding="utf-8")
