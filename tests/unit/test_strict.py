@@ -1,0 +1,510 @@
+"""OpenAI strict mode: snapshots, what cannot be made strict, properties for every input,
+and a differential test against the OpenAI SDK's own ``pydantic_function_tool``."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import enum
+import uuid
+from typing import Annotated, Any, Literal
+
+import jsonschema
+import openai
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import AnyUrl, BaseModel, Field
+
+from tooldeck._jsonschema import clean_schema
+from tooldeck.errors import ToolDefinitionError
+from tooldeck.exporters import to_strict_schema
+
+NULL = {"type": "null"}
+
+
+def strict(schema: dict[str, Any]) -> dict[str, Any]:
+    return to_strict_schema(schema, tool="t")
+
+
+# --- snapshots ---------------------------------------------------------------------------
+
+
+def test_weather_parameters_become_strict() -> None:
+    params = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "城市"},
+            "include_details": {"type": "boolean", "description": "詳細", "default": False},
+        },
+        "required": ["city"],
+    }
+    assert strict(params) == {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "城市"},
+            "include_details": {"anyOf": [{"type": "boolean"}, NULL], "description": "詳細"},
+        },
+        "required": ["city", "include_details"],
+        "additionalProperties": False,
+    }
+
+
+def test_nested_objects_arrays_and_unions_are_strict_at_every_level() -> None:
+    point = {
+        "type": "object",
+        "properties": {"x": {"type": "number"}, "y": {"type": "number", "default": 0}},
+        "required": ["x"],
+    }
+    params = {
+        "type": "object",
+        "properties": {
+            "points": {"type": "array", "items": point},
+            "shape": {"anyOf": [point, {"type": "string"}]},
+        },
+        "required": ["points", "shape"],
+    }
+    closed_point = {
+        "type": "object",
+        "properties": {"x": {"type": "number"}, "y": {"anyOf": [{"type": "number"}, NULL]}},
+        "required": ["x", "y"],
+        "additionalProperties": False,
+    }
+    assert strict(params) == {
+        "type": "object",
+        "properties": {
+            "points": {"type": "array", "items": closed_point},
+            "shape": {"anyOf": [closed_point, {"type": "string"}]},
+        },
+        "required": ["points", "shape"],
+        "additionalProperties": False,
+    }
+
+
+def test_optional_parameter_already_nullable_stays_as_is_without_its_default() -> None:
+    params = {
+        "type": "object",
+        "properties": {"n": {"anyOf": [{"type": "integer"}, NULL], "default": None}},
+        "required": [],
+    }
+    assert strict(params)["properties"]["n"] == {"anyOf": [{"type": "integer"}, NULL]}
+
+
+def test_defaulted_union_gains_a_null_branch() -> None:
+    params = {
+        "type": "object",
+        "properties": {
+            "v": {
+                "anyOf": [{"type": "integer"}, {"type": "string"}],
+                "default": 1,
+                "description": "d",
+            }
+        },
+    }
+    assert strict(params)["properties"]["v"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}, NULL],
+        "description": "d",
+    }
+
+
+def test_defaulted_enum_is_wrapped_not_typed_as_a_list() -> None:
+    # `type: ["string", "null"]` next to `enum` would still reject null: wrap instead.
+    params = {
+        "type": "object",
+        "properties": {"unit": {"type": "string", "enum": ["C", "F"], "default": "C"}},
+    }
+    assert strict(params)["properties"]["unit"] == {
+        "anyOf": [{"type": "string", "enum": ["C", "F"]}, NULL]
+    }
+
+
+def test_recursive_defs_are_strict_and_keep_their_refs() -> None:
+    params = {
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Node", "description": "the tree"}},
+        "required": ["tree"],
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}, "default": []},
+                },
+                "required": ["value"],
+            }
+        },
+    }
+    node = {
+        "type": "object",
+        "properties": {
+            "value": {"type": "integer"},
+            "children": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/Node"}}, NULL]},
+        },
+        "required": ["value", "children"],
+        "additionalProperties": False,
+    }
+    out = strict(params)
+    assert out["$defs"] == {"Node": node}
+    # A $ref with siblings is inlined one level, as the OpenAI SDK does.
+    assert out["properties"]["tree"] == {**node, "description": "the tree"}
+
+
+def test_translations_that_keep_the_meaning() -> None:
+    params = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "site": {"type": "string", "format": "uri", "minLength": 1},
+            "when": {"type": "string", "format": "date-time"},
+            "pet": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"const": "cat"}},
+                        "required": ["kind"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"const": "dog"}},
+                        "required": ["kind"],
+                    },
+                ],
+                "discriminator": {"propertyName": "kind"},
+            },
+            "wrapped": {"allOf": [{"type": "integer", "minimum": 0}], "description": "d"},
+        },
+        "required": ["tags", "site", "when", "pet", "wrapped"],
+    }
+    out = strict(params)["properties"]
+    assert out["tags"] == {"type": "array", "items": {"type": "string"}}
+    assert out["site"] == {"type": "string", "minLength": 1}
+    assert out["when"] == {"type": "string", "format": "date-time"}
+    assert [b["properties"]["kind"] for b in out["pet"]["anyOf"]] == [
+        {"const": "cat"},
+        {"const": "dog"},
+    ]
+    assert set(out["pet"]) == {"anyOf"}
+    assert out["wrapped"] == {"type": "integer", "minimum": 0, "description": "d"}
+
+
+def test_empty_parameter_list() -> None:
+    out = strict({"type": "object", "properties": {}, "required": []})
+    assert out == {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": False,
+    }
+
+
+# --- what cannot be strict --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "param", "words"),
+    [
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, "p", "free-form"),
+        ({"type": "object", "additionalProperties": True}, "p", "free-form"),
+        ({"type": "object"}, "p", "free-form"),
+        ({}, "p", "any value"),
+        ({"description": "anything"}, "p", "any value"),
+        ({"type": "array", "items": {}}, "p[]", "any value"),
+        (
+            {"type": "array", "prefixItems": [{"type": "integer"}], "minItems": 1},
+            "p",
+            "tuple",
+        ),
+        ({"allOf": [{"type": "integer"}, {"minimum": 1}]}, "p", "allOf"),
+        ({"type": "integer", "not": {"const": 3}}, "p", "'not'"),
+        ({"type": "string", "x-secret": 1}, "p", "'x-secret'"),
+        (
+            {"type": "object", "properties": {"q": {"type": "object"}}, "required": ["q"]},
+            "p.q",
+            "free-form",
+        ),
+    ],
+)
+def test_unrepresentable_schemas_raise_naming_tool_and_parameter(
+    schema: dict[str, Any], param: str, words: str
+) -> None:
+    params = {"type": "object", "properties": {"p": schema}, "required": ["p"]}
+    with pytest.raises(ToolDefinitionError) as info:
+        to_strict_schema(params, tool="my_tool")
+    assert info.value.tool == "my_tool"
+    assert info.value.param == param
+    assert words in info.value.reason
+
+
+def test_error_inside_defs_names_the_definition() -> None:
+    params = {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+        "required": ["n"],
+        "$defs": {
+            "N": {
+                "type": "object",
+                "properties": {"meta": {"type": "object"}, "next": {"$ref": "#/$defs/N"}},
+            }
+        },
+    }
+    with pytest.raises(ToolDefinitionError) as info:
+        strict(params)
+    assert info.value.param == "$defs.N.meta"
+
+
+def test_root_must_be_an_object() -> None:
+    with pytest.raises(ToolDefinitionError):
+        strict({"type": "string"})
+
+
+# --- properties for every input ---------------------------------------------------------
+
+NAMES = st.text("abcdefgh_", min_size=1, max_size=6)
+LEAVES = st.one_of(
+    st.just({"type": "string"}),
+    st.just({"type": "string", "format": "date"}),
+    st.just({"type": "integer", "minimum": 0}),
+    st.just({"type": "number"}),
+    st.just({"type": "boolean"}),
+    st.just({"type": "null"}),
+    st.just({"type": "string", "enum": ["a", "b"]}),
+    st.just({"const": 3, "type": "integer"}),
+    st.just({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
+)
+
+
+@st.composite
+def objects(draw: st.DrawFn, children: st.SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
+    props = draw(st.dictionaries(NAMES, children, max_size=4))
+    required = [n for n in props if draw(st.booleans())]
+    out: dict[str, Any] = {"type": "object", "properties": {}, "required": required}
+    for name, schema in props.items():
+        extra: dict[str, Any] = {}
+        if name not in required:
+            extra["default"] = draw(st.sampled_from([None, 0, "x", [], {}]))
+        if draw(st.booleans()):
+            extra["description"] = f"about {name}"
+        out["properties"][name] = {**schema, **extra}
+    return out
+
+
+SCHEMAS = st.recursive(
+    LEAVES,
+    lambda children: st.one_of(
+        objects(children),
+        children.map(lambda s: {"type": "array", "items": s}),
+        st.lists(children, min_size=2, max_size=3).map(lambda bs: {"anyOf": bs}),
+        st.lists(children, min_size=2, max_size=2).map(lambda bs: {"oneOf": bs}),
+    ),
+    max_leaves=12,
+)
+ROOTS = objects(SCHEMAS)
+
+
+def walk(node: Any) -> Any:
+    """Every dict in a schema, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def containers(node: Any) -> set[int]:
+    found = {id(node)} if isinstance(node, (dict, list)) else set()
+    for child in (
+        node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+    ):
+        found |= containers(child)
+    return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROOTS)
+def test_strict_output_is_closed_required_and_valid(params: dict[str, Any]) -> None:
+    before = copy.deepcopy(params)
+    out = strict(params)
+    assert params == before  # never mutates its input
+    assert not containers(out) & containers(params)  # and shares nothing with it
+    jsonschema.Draft202012Validator.check_schema(out)
+    for node in walk(out):
+        assert "default" not in node
+        assert "oneOf" not in node
+        if "properties" in node:
+            assert node["additionalProperties"] is False
+            assert node["required"] == list(node["properties"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROOTS)
+def test_what_was_optional_admits_null_and_what_was_required_is_unchanged(
+    params: dict[str, Any],
+) -> None:
+    out = strict(params)
+    for name, before in params["properties"].items():
+        after = jsonschema.Draft202012Validator(out["properties"][name])
+        if name in params["required"]:  # only made strict, never widened to null
+            assert after.is_valid(None) == jsonschema.Draft202012Validator(before).is_valid(None)
+        else:  # null stands for the default
+            assert after.is_valid(None)
+
+
+# --- differential test against the OpenAI SDK -------------------------------------------
+#
+# `openai.pydantic_function_tool(Model)` and tooldeck's strict export of the same fields
+# must be equal once the SDK's output goes through the differences docs/exports.md lists
+# (each step of `as_tooldeck_would_say_it` is one line of that list).
+
+_OPENAI_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+
+
+def as_tooldeck_would_say_it(
+    sdk_parameters: dict[str, Any], original: dict[str, Any]
+) -> dict[str, Any]:
+    # 1. No titles, no root description, non-recursive $refs inlined (the clean schema).
+    cleaned = clean_schema(sdk_parameters)
+    cleaned["additionalProperties"] = False
+    return _normalise(cleaned, (), set(_optional_paths(original, ())))
+
+
+def _optional_paths(node: Any, path: tuple[Any, ...]) -> Any:
+    """Where the original schema has a property that is not required."""
+    if isinstance(node, dict):
+        for name in node.get("properties", {}) if isinstance(node.get("properties"), dict) else ():
+            if name not in node.get("required", ()):
+                yield (*path, "properties", name)
+        for key, value in node.items():
+            yield from _optional_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _optional_paths(value, (*path, i))
+
+
+def _normalise(node: Any, path: tuple[Any, ...], optional: set[tuple[Any, ...]]) -> Any:
+    if isinstance(node, list):
+        return [_normalise(n, (*path, i), optional) for i, n in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "uniqueItems":
+            continue  # 3. uniqueItems dropped (a set parameter takes duplicates anyway)
+        if key == "format" and value not in _OPENAI_FORMATS:
+            continue  # 4. formats outside strict mode's list dropped (an annotation)
+        if key == "properties":
+            out[key] = {
+                k: _property(_normalise(v, (*path, key, k), optional), (*path, key, k) in optional)
+                for k, v in value.items()
+            }
+        elif key != "default":
+            out[key] = _normalise(value, (*path, key), optional)
+    return out
+
+
+def _property(schema: dict[str, Any], optional: bool) -> dict[str, Any]:
+    # 2. What had a default (was not required) is nullable, without its `default`; the
+    #    SDK makes it required as it is (non-null, keeping a non-None default).
+    if not optional or _nullable(schema):
+        return schema
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], NULL]}
+    notes = {k: schema[k] for k in ("description",) if k in schema}
+    inner = {k: v for k, v in schema.items() if k not in notes}
+    return {"anyOf": [inner, NULL], **notes}
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "null" or any(_nullable(b) for b in schema.get("anyOf", []))
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Address(BaseModel):
+    street: str
+    city: str = Field("Taipei", description="the city")
+    zip: str | None = None
+
+
+class Node(BaseModel):
+    value: int
+    children: list[Node] = []
+
+
+class Everything(BaseModel):
+    name: Annotated[str, Field(description="who", min_length=1, max_length=20)]
+    count: int = 3
+    ratio: float = Field(0.5, ge=0, le=1)
+    flag: bool = False
+    color: Color = Color.RED
+    mode: Literal["fast", "slow"] = "fast"
+    one: Literal["only"] = "only"
+    when: dt.datetime
+    day: dt.date | None = None
+    ident: uuid.UUID
+    site: AnyUrl = AnyUrl("https://example.org")
+    tags: set[str] = set()
+    numbers: list[int] = Field(default_factory=list, max_length=5)
+    address: Address
+    addresses: list[Address] = []
+    maybe_address: Address | None = None
+    either: int | str = 0
+    tree: Node | None = None
+
+
+class Flat(BaseModel):
+    a: str
+    b: int = 1
+
+
+class Forest(BaseModel):
+    trees: list[Node]
+    root: Node | None = None
+
+
+class Deep(BaseModel):
+    matrix: list[list[Address]]
+    pair_of: dict[Literal["x"], int] | None = None
+
+
+@pytest.mark.parametrize("model", [Everything, Flat, Address, Forest])
+def test_differential_against_openai_pydantic_function_tool(model: type[BaseModel]) -> None:
+    sdk = openai.pydantic_function_tool(model)["function"]
+    original = clean_schema(model.model_json_schema())
+    ours = to_strict_schema(original, tool=model.__name__)
+    assert sdk["strict"] is True
+    assert ours == as_tooldeck_would_say_it(dict(sdk["parameters"]), original)
+
+
+def test_differential_free_form_dict_the_sdk_passes_and_tooldeck_refuses() -> None:
+    # 5. The SDK leaves `additionalProperties: {schema}` in place (the API then rejects
+    #    the tool); tooldeck raises at export instead.
+    sdk = openai.pydantic_function_tool(Deep)["function"]["parameters"]
+    assert "additionalProperties" in str(sdk)
+    with pytest.raises(ToolDefinitionError) as info:
+        to_strict_schema(clean_schema(Deep.model_json_schema()), tool="Deep")
+    assert info.value.param == "pair_of"
+
+
+def test_differential_tuple_the_sdk_passes_and_tooldeck_refuses() -> None:
+    # 6. The SDK keeps `prefixItems` (outside the strict subset); tooldeck raises.
+    class Pair(BaseModel):
+        pair: tuple[int, str]
+
+    assert "prefixItems" in str(openai.pydantic_function_tool(Pair))
+    with pytest.raises(ToolDefinitionError, match="tuple"):
+        to_strict_schema(clean_schema(Pair.model_json_schema()), tool="Pair")
