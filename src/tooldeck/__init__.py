@@ -1,1 +1,33 @@
-"""tooldeck: plain Python functions as tools for language models."""
+"""tooldeck: plain Python functions as tools for language models.
+
+``@tool`` reads a function's signature once into a validated, schema-bearing
+:class:`Tool`; a :class:`ToolRegistry` holds tools, answers tag queries, calls them
+(sync or async; errors come back as strings or :class:`ToolResult`), exports them to
+OpenAI, Anthropic, Gemini and MCP, and imports and serves tools over MCP.
+"""
+
+from __future__ import annotations
+
+from ._registry import ToolRegistry, tool, tool_func
+from ._result import ToolResult
+from ._shifting import abandoned_threads, asyncify, syncify
+from ._tool import BaseTool, Tool
+from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
+
+__all__ = [
+    "BaseTool",
+    "DuplicateToolError",
+    "Tool",
+    "ToolDeckError",
+    "ToolDefinitionError",
+    "ToolNotFoundError",
+    "ToolRegistry",
+    "ToolResult",
+    "abandoned_threads",
+    "asyncify",
+    "syncify",
+    "tool",
+    "tool_func",
+]
+
+__version__ = "0.1.0"

@@ -55,9 +55,7 @@ class DuplicateToolError(ToolDeckError, ValueError):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(
-            f"Tool {name!r} is already registered; pass replace=True to replace it"
-        )
+        super().__init__(f"Tool {name!r} is already registered; pass replace=True to replace it")
 
 
 class ToolNotFoundError(ToolDeckError, LookupError):

@@ -1,0 +1,118 @@
+"""Cleaning a generated JSON Schema for a model's eyes, and validating against one.
+
+Pydantic's schemas carry a ``title`` on every property and model, a root
+``description`` (the model docstring, which the tool's description already says),
+``$defs`` + ``$ref`` for every nested model, and ``additionalProperties: false`` for
+a closed model. A tool schema is read by a language model on every request, so
+:func:`clean_schema` drops the noise and inlines every ``$ref`` that is not
+recursive (a recursive model keeps ``$defs`` for the part that recurses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["clean_schema", "copy_json", "schema_validator"]
+
+# Keywords whose values are data, not schemas: never rewritten.
+_DATA_KEYWORDS = frozenset({"default", "examples", "example", "const", "enum"})
+# Keywords whose values map names to schemas.
+_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+
+
+def clean_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A fresh, clean copy of a root object schema (see the module docstring)."""
+    defs: dict[str, Any] = {}
+    for key in ("$defs", "definitions"):
+        defs.update(schema.get(key, {}))
+    recursive: dict[str, Any] = {}
+    root = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
+    cleaned: dict[str, Any] = _clean(root, defs, (), recursive)
+    cleaned.pop("title", None)
+    cleaned.pop("description", None)
+    if cleaned.get("additionalProperties") is False:
+        # Unknown arguments are rejected by validation, but a non-strict schema does
+        # not advertise it (seed 002's exact JSON has no such key).
+        del cleaned["additionalProperties"]
+    if cleaned.get("type") == "object" and "properties" not in cleaned:
+        cleaned["properties"] = {}
+    if recursive:
+        cleaned["$defs"] = recursive
+    return cleaned
+
+
+def _clean(
+    node: Any, defs: dict[str, Any], stack: tuple[str, ...], recursive: dict[str, Any]
+) -> Any:
+    if isinstance(node, list):
+        return [_clean(item, defs, stack, recursive) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+        return _inline(node, ref, defs, stack, recursive)
+    # "type" first, as people write schemas (seed 002's JSON reads type, properties...).
+    out: dict[str, Any] = {"type": node["type"]} if "type" in node else {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in _DATA_KEYWORDS:
+            out[key] = value
+        elif key in _MAP_KEYWORDS and isinstance(value, dict):
+            out[key] = {k: _clean(v, defs, stack, recursive) for k, v in value.items()}
+        else:
+            out[key] = _clean(value, defs, stack, recursive)
+    return out
+
+
+def _inline(
+    node: dict[str, Any],
+    ref: str,
+    defs: dict[str, Any],
+    stack: tuple[str, ...],
+    recursive: dict[str, Any],
+) -> dict[str, Any]:
+    name = ref.rsplit("/", 1)[-1]
+    siblings = {k: v for k, v in node.items() if k != "$ref" and k != "title"}
+    if name in stack or name not in defs:
+        # Recursion: keep the reference, and the definition it points to.
+        if name in defs and name not in recursive:
+            recursive[name] = {}  # placeholder breaks cycles while cleaning
+            recursive[name] = _clean(defs[name], defs, (name,), recursive)
+        return {"$ref": f"#/$defs/{name}", **_clean(siblings, defs, stack, recursive)}
+    target: dict[str, Any] = _clean(defs[name], defs, (*stack, name), recursive)
+    target.update(_clean(siblings, defs, stack, recursive))
+    return target
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
+    """A prebuilt ``jsonschema`` check: arguments → one message per problem (none = valid).
+
+    JSON Schema's own semantics: no coercion; extra arguments are accepted unless
+    the schema forbids them.
+    """
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = cls(schema)
+
+    def problems(arguments: Any) -> list[str]:
+        lines = []
+        for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
+            where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+            lines.append(f"{where}: {error.message}")
+        return lines
+
+    return problems
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts and lists; other values are shared)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value

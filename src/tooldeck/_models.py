@@ -1,0 +1,137 @@
+"""``args_schema``: a Pydantic model (v2, or v1 through ``pydantic.v1``) as the arguments.
+
+The model validates, so its validators, aliases and coercion apply; the function
+receives the model's fields as keyword arguments (shallow: nested models stay
+model instances). A model that does not say what to do with unknown arguments is
+made to reject them, like every other tool.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pydantic
+from pydantic import ConfigDict
+
+from ._jsonschema import clean_schema
+from ._result import CallFailure, clip
+from ._schema import EMPTY, Param, Validate
+from ._typing import null_default_plan
+from .errors import ToolDefinitionError
+
+__all__ = ["is_v1_model", "v1_model_validators", "v2_model_validators"]
+
+
+def _describe(schema: dict[str, Any], docs: dict[str, str]) -> dict[str, Any]:
+    for name, prop in schema.get("properties", {}).items():
+        if "description" not in prop and docs.get(name):
+            prop["description"] = docs[name]
+    return schema
+
+
+def v2_model_validators(
+    model: type[pydantic.BaseModel], docs: dict[str, str], tool_name: str
+) -> tuple[Validate, Validate, dict[str, Any], tuple[Param, ...]]:
+    if model.model_config.get("extra") is None:
+        model = type(  # a subclass that rejects unknown arguments
+            model.__name__,
+            (model,),
+            {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
+        )
+    try:
+        schema = _describe(clean_schema(model.model_json_schema()), docs)
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"args_schema has no JSON Schema ({exc})", tool=tool_name
+        ) from exc
+    validator = model.__pydantic_validator__
+    names = tuple(model.model_fields)
+    plan = null_default_plan(model)
+
+    def validate_python(arguments: Any) -> dict[str, Any]:
+        if plan is not None:
+            arguments = plan(arguments)
+        instance = validator.validate_python(arguments)
+        return {name: getattr(instance, name) for name in names}
+
+    def validate_json(text: Any) -> dict[str, Any]:
+        if plan is None:
+            instance = validator.validate_json(text)
+            return {name: getattr(instance, name) for name in names}
+        return validate_python(_loads(text))
+
+    params = tuple(
+        Param(
+            name,
+            info.annotation,
+            info.annotation,
+            EMPTY if info.is_required() or info.default_factory else info.default,
+            info.default_factory,  # type: ignore[arg-type]
+            info.description or docs.get(name),
+        )
+        for name, info in model.model_fields.items()
+    )
+    return validate_python, validate_json, schema, params
+
+
+def is_v1_model(obj: Any) -> bool:
+    """Whether ``obj`` is a ``pydantic.v1`` model class."""
+    try:
+        from pydantic import v1
+    except Exception:  # pragma: no cover - pydantic.v1 is unavailable on some Pythons
+        return False
+    return isinstance(obj, type) and issubclass(obj, v1.BaseModel)
+
+
+def v1_model_validators(
+    model: Any, docs: dict[str, str], tool_name: str
+) -> tuple[Validate, Validate, dict[str, Any], tuple[Param, ...]]:
+    from pydantic import v1
+
+    if model.__config__.extra == v1.Extra.ignore:
+        config = type("Config", (), {"extra": v1.Extra.forbid})
+        model = type(model.__name__, (model,), {"Config": config, "__module__": model.__module__})
+    schema = _describe(clean_schema(model.schema()), docs)
+
+    def validate_python(arguments: Any) -> dict[str, Any]:
+        try:
+            return dict(model.parse_obj(arguments))
+        except v1.ValidationError as exc:
+            raise CallFailure(_format_v1(exc, tool_name)) from exc
+
+    def validate_json(text: Any) -> dict[str, Any]:
+        return validate_python(_loads(text))
+
+    params = tuple(
+        Param(
+            name,
+            field.outer_type_,
+            field.outer_type_,
+            EMPTY if field.required else field.default,
+            None,
+            field.field_info.description or docs.get(name),
+        )
+        for name, field in model.__fields__.items()
+    )
+    return validate_python, validate_json, schema, params
+
+
+def _loads(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CallFailure(f"arguments are not valid JSON: {exc}") from exc
+
+
+def _format_v1(exc: Any, tool_name: str) -> str:
+    lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "value_error.extra":
+            lines.append(f"{clip(where)}: unexpected argument")
+        elif error["type"] == "value_error.missing":
+            lines.append(f"{clip(where)}: missing required argument")
+        else:
+            lines.append(f"{clip(where)}: {error['msg']}")
+    return "\n".join(lines)

@@ -1,0 +1,250 @@
+"""Moving callables between the sync and async worlds.
+
+* A sync call of a coroutine function runs the coroutine on one long-lived event loop
+  in a daemon thread (the *background loop*). That works the same in a plain script,
+  in Jupyter, inside an async server and from worker threads, and async resources a
+  tool keeps (an HTTP client, an MCP session) always live on the same loop.
+* An async call of a plain function runs it in a worker thread, so a blocking tool
+  never blocks the event loop.
+* A call with a timeout runs in a daemon thread of its own: a thread cannot be killed,
+  so when the timeout fires it is abandoned (not joined), logged, and counted in
+  :func:`abandoned_threads`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import inspect
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar, cast
+
+from typing_extensions import ParamSpec
+
+__all__ = [
+    "CallTimeout",
+    "abandoned_threads",
+    "asyncify",
+    "background_loop",
+    "call_in_thread",
+    "is_async_callable",
+    "run_coroutine",
+    "syncify",
+    "wait_in_thread",
+    "with_timeout",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+logger = logging.getLogger("tooldeck")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_thread: threading.Thread | None = None
+_loop_lock = threading.Lock()
+_abandoned = 0
+
+
+class CallTimeout(TimeoutError):
+    """A call ran past its timeout (distinct from a ``TimeoutError`` the tool raised)."""
+
+
+def is_async_callable(func: Any) -> bool:
+    """True for coroutine functions, also behind ``functools.partial`` or ``__call__``."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(func, "__call__", None)  # noqa: B004 - an async __call__ is what we look for
+    )
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The event loop, running forever in a daemon thread, that sync calls use."""
+    global _loop, _loop_thread
+    loop = _loop
+    if loop is not None:
+        return loop
+    with _loop_lock:
+        if _loop is None:
+            ready = threading.Event()
+            new_loop = asyncio.new_event_loop()
+
+            def run() -> None:
+                asyncio.set_event_loop(new_loop)
+                ready.set()
+                new_loop.run_forever()
+
+            _loop_thread = threading.Thread(target=run, name="tooldeck-loop", daemon=True)
+            _loop_thread.start()
+            ready.wait()
+            _loop = new_loop
+        return _loop
+
+
+def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) -> R:
+    """Run ``coro`` to completion from synchronous code and return its result.
+
+    Raises:
+        CallTimeout: ``timeout`` seconds passed; the coroutine is cancelled.
+    """
+    if timeout is not None:
+        coro = with_timeout(coro, timeout)
+    if threading.current_thread() is _loop_thread:
+        # Called from a coroutine already running on the background loop (a sync tool
+        # calling an async one): blocking that loop on itself would deadlock.
+        result: R = call_in_thread(asyncio.run, (coro,), {}, timeout=None)
+        return result
+    future = asyncio.run_coroutine_threadsafe(coro, background_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # KeyboardInterrupt while waiting: stop the coroutine too
+        raise
+
+
+async def with_timeout(awaitable: Awaitable[R], timeout: float) -> R:
+    """Await ``awaitable`` for at most ``timeout`` seconds, then cancel it.
+
+    Unlike ``asyncio.wait_for``, a ``TimeoutError`` raised by the awaitable itself is
+    not mistaken for the timeout.
+
+    Raises:
+        CallTimeout: the timeout fired.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except BaseException:  # cancelled from outside: cancel the work too
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        raise CallTimeout
+    return task.result()
+
+
+def syncify(func: Callable[P, Awaitable[R]] | Callable[P, R]) -> Callable[P, R]:
+    """A synchronous callable for ``func``; plain functions are returned unchanged."""
+    if not is_async_callable(func):
+        return cast(Callable[P, R], func)
+    async_func = cast(Callable[P, Coroutine[Any, Any, R]], func)
+
+    @functools.wraps(async_func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        return run_coroutine(async_func(*args, **kwargs))
+
+    return wrapper
+
+
+def asyncify(func: Callable[P, Awaitable[R]] | Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """An async callable for ``func``: plain functions run in a worker thread.
+
+    Coroutine functions are returned unchanged.
+    """
+    if is_async_callable(func):
+        return cast(Callable[P, Awaitable[R]], func)
+    sync_func = cast(Callable[P, R], func)
+
+    @functools.wraps(sync_func)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.to_thread(sync_func, *args, **kwargs)
+
+    return wrapper
+
+
+class _Outcome:
+    __slots__ = ("error", "value")
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+
+def _start_daemon(
+    func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], done: Callable[[], Any]
+) -> _Outcome:
+    outcome = _Outcome()
+
+    def target() -> None:
+        try:
+            outcome.value = func(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller, who re-raises it
+            outcome.error = exc
+        done()
+
+    threading.Thread(target=target, name="tooldeck-call", daemon=True).start()
+    return outcome
+
+
+def _abandon(func: Callable[..., Any], timeout: float) -> None:
+    global _abandoned
+    _abandoned += 1
+    logger.warning(
+        "abandoned a worker thread still running %s after its %gs timeout "
+        "(threads cannot be killed; %d abandoned so far)",
+        getattr(func, "__qualname__", func),
+        timeout,
+        _abandoned,
+    )
+
+
+def call_in_thread(
+    func: Callable[..., R],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    timeout: float | None,
+) -> R:
+    """Run ``func`` in a daemon thread, waiting at most ``timeout`` seconds.
+
+    Raises:
+        CallTimeout: the thread was still running; it is abandoned.
+    """
+    finished = threading.Event()
+    outcome = _start_daemon(func, args, kwargs, finished.set)
+    if not finished.wait(timeout):
+        _abandon(func, cast(float, timeout))
+        raise CallTimeout
+    if outcome.error is not None:
+        raise outcome.error
+    return cast(R, outcome.value)
+
+
+async def wait_in_thread(
+    func: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any], *, timeout: float
+) -> R:
+    """Async twin of :func:`call_in_thread` that keeps the event loop free.
+
+    The default executor is not used: an abandoned thread would hold one of its few
+    workers for good.
+    """
+    loop = asyncio.get_running_loop()
+    waiter = loop.create_future()
+
+    def done() -> None:
+        # The loop may have closed while an abandoned thread ran on.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_resolve, waiter)
+
+    outcome = _start_daemon(func, args, kwargs, done)
+    try:
+        await asyncio.wait_for(waiter, timeout)
+    except asyncio.TimeoutError:  # the waiter is ours: only the timeout can raise this
+        _abandon(func, timeout)
+        raise CallTimeout from None
+    if outcome.error is not None:
+        raise outcome.error
+    return cast(R, outcome.value)
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def abandoned_threads() -> int:
+    """How many timed-out worker threads have been abandoned in this process."""
+    return _abandoned

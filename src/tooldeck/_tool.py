@@ -1,0 +1,567 @@
+"""``Tool``, ``BaseTool`` and the call pipeline.
+
+Every call goes through one pipeline — validate (a dict or a JSON string) → run
+(sync or async, with the tool's timeout) → shape the outcome — and only the last
+step differs between the two faces:
+
+* Agently's: the value, or ``"Error: <message>"`` (:meth:`Tool.call`, :meth:`Tool.acall`);
+* seed 000's: a :class:`ToolResult` (:meth:`Tool.run`, :meth:`Tool.run_sync`).
+
+Nothing but ``Exception`` is caught, so ``KeyboardInterrupt``, ``SystemExit`` and
+``asyncio.CancelledError`` propagate.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import functools
+import inspect
+import json
+import logging
+import sys
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic_core import ValidationError
+from typing_extensions import ParamSpec
+
+from ._jsonschema import copy_json, schema_validator
+from ._result import CallFailure, ToolResult, clip, failure_text, format_validation_error
+from ._schema import EMPTY, Param, ToolSpec, build_spec, check_name
+from ._shifting import CallTimeout, call_in_thread, run_coroutine, wait_in_thread, with_timeout
+from .errors import ToolDefinitionError
+
+if TYPE_CHECKING:
+    from ._registry import ToolRegistry
+
+__all__ = ["BaseTool", "Tool", "normalise_tags", "schema_tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+logger = logging.getLogger("tooldeck")
+
+Arguments = Mapping[str, Any] | str | bytes | None
+
+
+class BaseTool(abc.ABC):
+    """A tool written as a class (seed 000): name, description, JSON Schema, ``execute``.
+
+    Register an instance with :meth:`ToolRegistry.register`; its arguments are
+    validated against :attr:`parameters` with JSON Schema's own semantics before
+    :meth:`execute` is awaited. Every :class:`Tool` offers this interface too.
+    """
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The tool name."""
+
+    @property
+    @abc.abstractmethod
+    def description(self) -> str:
+        """What the tool does, for a model."""
+
+    @property
+    @abc.abstractmethod
+    def parameters(self) -> dict[str, Any]:
+        """The arguments' JSON Schema."""
+
+    @abc.abstractmethod
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        """Run the tool."""
+
+
+def normalise_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``None``, a ``str`` or an iterable of ``str`` → a de-duplicated tuple, in order."""
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        tags = (tags,)
+    out: dict[str, None] = {}
+    for tag in tags:
+        if not isinstance(tag, str) or not tag:
+            raise ToolDefinitionError(f"tags must be non-empty strings, got {tag!r}")
+        out[tag] = None
+    return tuple(out)
+
+
+class Tool(BaseTool, Generic[P, R]):
+    """A function turned into a tool. Calling it calls the function directly.
+
+    Build one with :func:`tooldeck.tool` (or ``Tool(func, ...)``). The signature is
+    read once, here; every call afterwards only validates and runs.
+
+    Args:
+        func: The function (sync or async).
+        name: The tool name (default: the function's name).
+        description: Overrides the docstring.
+        tags: A tag or a list of tags.
+        args_schema: A Pydantic v2 or v1 model that replaces signature introspection.
+        timeout: Seconds a call may take before it fails.
+        enabled: A disabled tool is left out of listings and exports, and calls fail.
+    """
+
+    def __init__(
+        self,
+        func: Callable[P, R],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tags: str | Iterable[str] | None = None,
+        args_schema: type[Any] | None = None,
+        timeout: float | None = None,
+        enabled: bool = True,
+        spec: ToolSpec | None = None,
+    ) -> None:
+        if spec is None:
+            spec = build_spec(func, name=name, description=description, args_schema=args_schema)
+        self.func = func
+        self._spec = spec
+        self._tags = normalise_tags(tags)
+        self._enabled = bool(enabled)
+        self._timeout = _check_timeout(timeout, spec.name)
+        self._exports: dict[tuple[str, bool], str] = {}
+        self._owners: weakref.WeakSet[ToolRegistry] = weakref.WeakSet()
+        self._target: Callable[..., Any] = (
+            _positional_adapter(func, spec.positional) if spec.positional else func
+        )
+        self._run_sync, self._run_async = self._runners()
+        if inspect.isfunction(func) or inspect.ismethod(func):
+            functools.update_wrapper(self, func)
+        if spec.is_async:
+            _mark_coroutine_function(self)
+
+    # -- the function face --------------------------------------------------------------
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<Tool {self._spec.name!r}>"
+
+    # -- what a model sees --------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The tool name."""
+        return self._spec.name
+
+    @property
+    def description(self) -> str:
+        """What the tool does, for a model."""
+        return self._spec.description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The arguments' JSON Schema (a fresh copy)."""
+        parameters: dict[str, Any] = copy_json(self._spec.parameters)
+        return parameters
+
+    @property
+    def returns(self) -> dict[str, Any] | None:
+        """The return value's JSON Schema (a fresh copy), or ``None`` when unknown."""
+        returns = self._spec.returns
+        return None if returns is None else copy_json(returns)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The tool's tags, in the order they were given."""
+        return self._tags
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the tool is listed, exported and callable."""
+        return self._enabled
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds a call may take, or ``None``."""
+        return self._timeout
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the function is a coroutine function."""
+        return self._spec.is_async
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The frozen result of the one introspection pass."""
+        return self._spec
+
+    def export(self, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
+        """This tool in a provider's format (see :meth:`ToolRegistry.export`)."""
+        exported: dict[str, Any] = json.loads(self.export_text(format, strict=strict))
+        return exported
+
+    def export_text(self, format: str = "openai", *, strict: bool = False) -> str:
+        """:meth:`export` as JSON text, computed once per format and cached."""
+        key = (format, strict)
+        text = self._exports.get(key)
+        if text is None:
+            text = json.dumps(self._export(format, strict), ensure_ascii=False)
+            self._exports[key] = text
+        return text
+
+    def _export(self, format: str, strict: bool) -> dict[str, Any]:
+        if format == "agently":
+            return agently_info(self, jsonable=True)
+        from .exporters import export_tool
+
+        spec = self._spec
+        return export_tool(
+            format,
+            name=spec.name,
+            description=spec.description,
+            parameters=spec.parameters,
+            returns=spec.returns,
+            tags=self._tags,
+            strict=strict,
+        )
+
+    # -- calling: the Agently face ------------------------------------------------------
+
+    def call(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+        """Call with validated arguments: the value, or ``"Error: <message>"``.
+
+        Args:
+            arguments: A mapping or a JSON object string; keyword arguments are merged
+                into it (they win).
+        """
+        if kwargs:
+            arguments = _merge(arguments, kwargs)
+        try:
+            value = self._run_sync(self._validate(arguments))
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        if type(value) is ToolResult:
+            return value.data if value.success else f"Error: {value.error}"
+        return value
+
+    async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+        """Async twin of :meth:`call`."""
+        if kwargs:
+            arguments = _merge(arguments, kwargs)
+        try:
+            value = await self._run_async(self._validate(arguments))
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        if type(value) is ToolResult:
+            return value.data if value.success else f"Error: {value.error}"
+        return value
+
+    # -- calling: the ToolResult face ---------------------------------------------------
+
+    async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+        """Call with validated arguments: always a :class:`ToolResult`, never raises."""
+        if kwargs:
+            arguments = _merge(arguments, kwargs)
+        try:
+            value = await self._run_async(self._validate(arguments))
+        except Exception as exc:
+            return ToolResult.fail(self._failure(exc), exception=exc)
+        return value if type(value) is ToolResult else ToolResult.ok(value)
+
+    def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+        """Sync twin of :meth:`run`."""
+        if kwargs:
+            arguments = _merge(arguments, kwargs)
+        try:
+            value = self._run_sync(self._validate(arguments))
+        except Exception as exc:
+            return ToolResult.fail(self._failure(exc), exception=exc)
+        return value if type(value) is ToolResult else ToolResult.ok(value)
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        """The :class:`BaseTool` interface: :meth:`run` with keyword arguments."""
+        return await self.run(kwargs)
+
+    # -- the pipeline -------------------------------------------------------------------
+
+    def _validate(self, arguments: Arguments) -> dict[str, Any]:
+        if not self._enabled:
+            raise CallFailure(f"Tool '{clip(self._spec.name)}' is disabled")
+        spec = self._spec
+        try:
+            if arguments is None:
+                return spec.validate_python({})
+            if isinstance(arguments, (str, bytes, bytearray)):
+                return spec.validate_json(arguments)
+            return spec.validate_python(arguments)
+        except ValidationError as exc:
+            raise CallFailure(format_validation_error(exc, spec.name)) from exc
+
+    def _failure(self, exc: Exception) -> str:
+        if isinstance(exc, CallTimeout):
+            return f"Tool '{clip(self._spec.name)}' timed out after {self._timeout:g} seconds"
+        if not isinstance(exc, CallFailure):
+            logger.debug("tool %r raised", self._spec.name, exc_info=exc)
+        return failure_text(exc)
+
+    def _runners(self) -> tuple[SyncRunner, AsyncRunner]:
+        """Pick, once, how this tool runs from sync and from async code."""
+        target, timeout = self._target, self._timeout
+        if self._spec.is_async:
+            runners = _async_runners(target, timeout)
+        elif timeout is None:
+            runners = _sync_runners(target)
+        else:
+            runners = _timed_sync_runners(target, timeout)
+        if not self._spec.returns_tool_result:
+            return runners
+        return _checked(runners[0]), _checked_async(runners[1])
+
+    # -- registry bookkeeping -----------------------------------------------------------
+
+    def _set_tags(self, tags: tuple[str, ...]) -> None:
+        self._tags = tags
+        self._exports.clear()
+
+    def _set_enabled(self, enabled: bool) -> None:
+        self._enabled = enabled
+
+
+SyncRunner = Callable[[dict[str, Any]], Any]
+AsyncRunner = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+def _async_runners(
+    target: Callable[..., Any], timeout: float | None
+) -> tuple[SyncRunner, AsyncRunner]:
+    def run_sync(args: dict[str, Any]) -> Any:
+        return run_coroutine(target(**args), timeout)
+
+    async def run_async(args: dict[str, Any]) -> Any:
+        if timeout is None:
+            return await target(**args)
+        return await with_timeout(target(**args), timeout)
+
+    return run_sync, run_async
+
+
+def _sync_runners(target: Callable[..., Any]) -> tuple[SyncRunner, AsyncRunner]:
+    def run_sync(args: dict[str, Any]) -> Any:
+        return target(**args)
+
+    async def run_async(args: dict[str, Any]) -> Any:
+        return await asyncio.to_thread(target, **args)
+
+    return run_sync, run_async
+
+
+def _timed_sync_runners(
+    target: Callable[..., Any], timeout: float
+) -> tuple[SyncRunner, AsyncRunner]:
+    def run_sync(args: dict[str, Any]) -> Any:
+        return call_in_thread(target, (), args, timeout=timeout)
+
+    async def run_async(args: dict[str, Any]) -> Any:
+        return await wait_in_thread(target, (), args, timeout=timeout)
+
+    return run_sync, run_async
+
+
+def _checked(run: SyncRunner) -> SyncRunner:
+    def checked(args: dict[str, Any]) -> Any:
+        return _require_result(run(args))
+
+    return checked
+
+
+def _checked_async(run: AsyncRunner) -> AsyncRunner:
+    async def checked(args: dict[str, Any]) -> Any:
+        return _require_result(await run(args))
+
+    return checked
+
+
+def _require_result(value: Any) -> ToolResult:
+    """Seed 004: a tool annotated ``-> ToolResult`` must return one."""
+    if not isinstance(value, ToolResult):
+        raise TypeError(
+            f"tool must return a ToolResult (it is annotated -> ToolResult), "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
+def _merge(arguments: Arguments, kwargs: dict[str, Any]) -> Arguments:
+    if arguments is None:
+        return kwargs
+    if isinstance(arguments, (str, bytes, bytearray)):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments  # validation reports the bad JSON
+    if not isinstance(arguments, Mapping):
+        return arguments  # validation reports the non-object
+    return {**arguments, **kwargs}
+
+
+def _check_timeout(timeout: float | None, name: str) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ToolDefinitionError(
+            f"timeout must be a positive number of seconds, got {timeout!r}", tool=name
+        )
+    return float(timeout)
+
+
+def _positional_adapter(func: Callable[..., Any], names: tuple[str, ...]) -> Callable[..., Any]:
+    def call(**kwargs: Any) -> Any:
+        positional = [kwargs.pop(name) for name in names if name in kwargs]
+        return func(*positional, **kwargs)
+
+    return call
+
+
+def _mark_coroutine_function(obj: Any) -> None:
+    """Let ``inspect``/``asyncio.iscoroutinefunction`` see an async tool as what it wraps."""
+    if sys.version_info >= (3, 12):
+        inspect.markcoroutinefunction(obj)
+    else:  # pragma: no cover - exercised on 3.10/3.11 only
+        from asyncio import coroutines
+
+        obj._is_coroutine = coroutines._is_coroutine  # type: ignore[attr-defined]
+
+
+# -- tools defined by a JSON Schema: BaseTool instances and MCP proxies -------------------
+
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+    "null": type(None),
+}
+
+
+def schema_tool(
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    func: Callable[..., Any],
+    *,
+    returns: Mapping[str, Any] | None = None,
+    tags: str | Iterable[str] | None = None,
+    returns_tool_result: bool = False,
+    timeout: float | None = None,
+) -> Tool[..., Any]:
+    """A :class:`Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
+
+    JSON Schema's own semantics: no coercion, no lenient parsing; extra arguments
+    are passed on where the schema allows them.
+    """
+    check_name(name)
+    schema = copy_json(parameters)
+    problems = schema_validator(schema)
+
+    def validate_python(arguments: Any) -> dict[str, Any]:
+        if not isinstance(arguments, Mapping):
+            raise CallFailure(
+                f"Invalid arguments for tool '{clip(name)}':\n"
+                f"arguments: expected a JSON object, got {clip(json.dumps(arguments, default=str))}"
+            )
+        args = dict(arguments)
+        lines = problems(args)
+        if lines:
+            raise CallFailure(
+                "\n".join([f"Invalid arguments for tool '{clip(name)}':", *map(clip_line, lines)])
+            )
+        return args
+
+    def validate_json(text: Any) -> dict[str, Any]:
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise CallFailure(
+                f"Invalid arguments for tool '{clip(name)}': not valid JSON ({exc})"
+            ) from exc
+        return validate_python(parsed)
+
+    spec = ToolSpec(
+        name=name,
+        description=description or name,
+        parameters=schema,
+        returns=None if returns is None else copy_json(returns),
+        return_annotation=ToolResult if returns_tool_result else EMPTY,
+        params=_schema_params(schema),
+        validate_python=validate_python,
+        validate_json=validate_json,
+        positional=(),
+        is_async=inspect.iscoroutinefunction(func),
+        returns_tool_result=returns_tool_result,
+    )
+    return Tool(func, tags=tags, timeout=timeout, spec=spec)
+
+
+def clip_line(line: str) -> str:
+    """Bound one problem line of a JSON Schema error (it may quote the input)."""
+    return clip(line, 200)
+
+
+def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
+    required = set(schema.get("required", ()))
+    params = []
+    for key, prop in schema.get("properties", {}).items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        base = _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
+        default = prop.get("default", EMPTY) if isinstance(prop, dict) else EMPTY
+        if key not in required and default is EMPTY:
+            default = None
+        description = prop.get("description") if isinstance(prop, dict) else None
+        params.append(Param(key, base, base, default, None, description))
+    return tuple(params)
+
+
+def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
+    """Wrap a seed-000 :class:`BaseTool` instance as a :class:`Tool`."""
+    try:
+        name, description, parameters = obj.name, obj.description, obj.parameters
+    except Exception as exc:
+        raise ToolDefinitionError(f"{type(obj).__name__} cannot describe itself ({exc})") from exc
+    wrapped = schema_tool(name, description, parameters, obj.execute, returns_tool_result=True)
+    wrapped._source = obj  # type: ignore[attr-defined]
+    return wrapped
+
+
+# -- Agently's view: get_tool_info ------------------------------------------------------
+
+
+def agently_info(tool: Tool[..., Any], *, jsonable: bool = False) -> dict[str, Any]:
+    """``{"name", "desc", "kwargs", "returns"?, "parameters"}`` in Agently's format.
+
+    ``kwargs`` is ``{param: (type, "description;Default: <value>")}``; with
+    ``jsonable`` the types are rendered as names and tuples as lists.
+    """
+    spec = tool.spec
+    kwargs: dict[str, Any] = {}
+    for param in spec.params:
+        notes = [param.description] if param.description else []
+        if param.default is not EMPTY:
+            notes.append(f"Default: {param.default}")
+        kind = _agently_type(param.base)
+        entry = (kind, ";".join(notes))
+        kwargs[param.name] = [type_name(kind), entry[1]] if jsonable else entry
+    info: dict[str, Any] = {"name": spec.name, "desc": spec.description, "kwargs": kwargs}
+    if spec.return_annotation is not EMPTY:
+        returns = spec.return_annotation
+        info["returns"] = type_name(returns) if jsonable else returns
+    info["parameters"] = copy_json(spec.parameters)
+    return info
+
+
+def _agently_type(base: Any) -> Any:
+    return Any if base is EMPTY else base
+
+
+def type_name(tp: Any) -> str:
+    """A readable name for a type: ``int``, ``list[str]``, ``Optional[int]``."""
+    if isinstance(tp, type) and not getattr(tp, "__args__", None):
+        return tp.__name__
+    return repr(tp).replace("typing.", "").replace("typing_extensions.", "")
