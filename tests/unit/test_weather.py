@@ -164,6 +164,20 @@ async def test_registry_faces(registry: ToolRegistry, fetch: AsyncMock) -> None:
     assert refused.startswith("Error: unsupported_city: ")
 
 
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "gemini", "mcp"])
+@pytest.mark.parametrize("strict", [False, True])
+def test_exports_in_every_format(registry: ToolRegistry, fmt: str, strict: bool) -> None:
+    [exported] = registry.export(fmt, strict=strict)
+    assert "get_weather" in json.dumps(exported)
+
+
+async def test_strict_null_means_the_default(registry: ToolRegistry, fetch: AsyncMock) -> None:
+    # Strict exports make include_details required and nullable; null is its default.
+    result = await registry.execute("get_weather", {"city": "台北", "include_details": None})
+    assert result.success, result.error
+    assert "humidity" not in result.data
+
+
 # --- answers ----------------------------------------------------------------------
 
 
