@@ -233,6 +233,7 @@ _GEMINI_KEEP = frozenset(
         "required", "nullable", "propertyOrdering",
     }
 )  # fmt: skip
+_UNION_OUTER = ("title", "description", "default")
 # Gemini rejects other `format` values with a 400 ("only 'enum' and 'date-time' are
 # supported for STRING type"); the dropped format is kept as a note in the description.
 _GEMINI_FORMATS = {
@@ -280,33 +281,54 @@ def _gemini(node: Any, walk: _GeminiWalk, path: str) -> Schema:
         merged = {**node["allOf"][0], **node}
         del merged["allOf"]
         return _gemini(merged, walk, path)
-    if "anyOf" in node or "oneOf" in node:
-        return _gemini_union(node, walk, path)
+    union = _as_union(node)
+    if union is not None or "anyOf" in node or "oneOf" in node:
+        return _gemini_union(union or node, walk, path)
     out = _gemini_typed(node, walk, path)
     if "type" not in out:
         raise walk.fail(path, "accepts any value; Gemini needs a type, annotate it")
     return out
 
 
+def _as_union(node: Mapping[str, Any]) -> Schema | None:
+    """A node Gemini's one-valued ``type`` cannot say, as a union: ``type: [A, B]``, or an
+    enum mixing strings, numbers and null."""
+    outer = {k: node[k] for k in _UNION_OUTER if k in node}
+    rest = {k: v for k, v in node.items() if k not in _UNION_OUTER}
+    kinds = node.get("type")
+    if isinstance(kinds, list):
+        return {**outer, "anyOf": [{**rest, "type": kind} for kind in kinds]}
+    values = _enum_values(node)
+    groups: dict[str, list[Any]] = {}
+    for value in values or ():
+        groups.setdefault(_json_type(value), []).append(value)
+    if len(groups) < 2 or groups.keys() == {"integer", "number"}:
+        return None
+    return {**outer, "anyOf": [{"enum": group} for group in groups.values()]}
+
+
+def _enum_values(node: Mapping[str, Any]) -> list[Any] | None:
+    return [node["const"]] if "const" in node else node.get("enum")
+
+
 def _gemini_typed(node: Mapping[str, Any], walk: _GeminiWalk, path: str) -> Schema:
-    out: Schema = {}
-    kind = node.get("type")
-    if isinstance(kind, list):  # ["string", "null"]: Gemini's type is one value
-        kinds = [k for k in kind if k != "null"]
-        if len(kinds) != 1:  # several types: a union of one-type schemas
-            union = {k: v for k, v in node.items() if k in _GEMINI_KEEP}
-            union["anyOf"] = [{**node, "type": k} for k in kind]
-            return _gemini_union(union, walk, path)
-        out["type"], out["nullable"] = kinds[0], True
-    elif kind is not None:
-        out["type"] = kind
+    out: Schema = {} if node.get("type") is None else {"type": node["type"]}
+    notes: list[str] = []
     for key, value in node.items():
-        _gemini_keyword(out, key, value, walk, path)
-    _gemini_enum(out, node)
+        _gemini_keyword(out, notes, key, value, walk, path)
+    _gemini_enum(out, notes, _enum_values(node))
+    if notes:  # what Gemini's Schema cannot say is said in words
+        text = "; ".join(notes)
+        description = out.get("description")
+        out["description"] = (
+            f"{description} ({text})" if description else text[0].upper() + text[1:]
+        )
     return out
 
 
-def _gemini_keyword(out: Schema, key: str, value: Any, walk: _GeminiWalk, path: str) -> None:
+def _gemini_keyword(
+    out: Schema, notes: list[str], key: str, value: Any, walk: _GeminiWalk, path: str
+) -> None:
     if key in _GEMINI_KEEP:
         out[key] = _copy(value)
     elif key == "properties":
@@ -322,15 +344,16 @@ def _gemini_keyword(out: Schema, key: str, value: Any, walk: _GeminiWalk, path: 
         if value in _GEMINI_FORMATS.get(out.get("type", ""), ()):
             out[key] = value
         else:
-            _note(out, f"format: {value}")
+            notes.append(f"format: {value}")
     elif key in ("exclusiveMinimum", "exclusiveMaximum"):
-        bound = "minimum" if key == "exclusiveMinimum" else "maximum"
         step = 1 if out.get("type") == "integer" and isinstance(value, int) else 0
-        out[bound] = value + step if bound == "minimum" else value - step
+        if key == "exclusiveMinimum":
+            out["minimum"] = value + step
+        else:
+            out["maximum"] = value - step
 
 
-def _gemini_enum(out: Schema, node: Mapping[str, Any]) -> None:
-    values = [node["const"]] if "const" in node else node.get("enum")
+def _gemini_enum(out: Schema, notes: list[str], values: list[Any] | None) -> None:
     if values is None:
         return
     if None in values:
@@ -342,20 +365,22 @@ def _gemini_enum(out: Schema, node: Mapping[str, Any]) -> None:
         out["enum"] = list(values)
         out.setdefault("type", "string")
         return
-    _note(out, "one of: " + ", ".join(_json_literal(v) for v in values))
+    notes.append("one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values))
     kinds = {_json_type(v) for v in values}
-    if len(kinds) == 1:
-        out.setdefault("type", kinds.pop())
+    out.setdefault("type", kinds.pop() if len(kinds) == 1 else "number")
 
 
 def _gemini_union(node: Mapping[str, Any], walk: _GeminiWalk, path: str) -> Schema:
     raw = [*node.get("anyOf", []), *node.get("oneOf", [])]
-    branches = [_gemini(b, walk, path) for b in raw if b != _NULL]
-    outer = {k: _copy(v) for k, v in node.items() if k in _GEMINI_KEEP}
+    branches: list[Schema] = []
+    for branch in raw:
+        if not _is_null(branch):  # a nested union's branches join this one's
+            converted = _gemini(branch, walk, path)
+            branches.extend(converted.get("anyOf", [converted]))
+    outer = {k: _copy(node[k]) for k in _UNION_OUTER if k in node}
     if outer.get("default", 0) is None:  # the default of `X | None = None` says nothing more
         del outer["default"]
-    nullable = len(branches) < len(raw)
-    if nullable:
+    if any(_is_null(b) for b in raw):
         outer["nullable"] = True
     if len(branches) == 1:  # X | None: one schema, nullable
         return {**branches[0], **outer}
@@ -365,21 +390,18 @@ def _gemini_union(node: Mapping[str, Any], walk: _GeminiWalk, path: str) -> Sche
     return {"anyOf": [{**b, **outer} for b in branches]}
 
 
+def _is_null(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    return schema.get("type") == "null" or _enum_values(schema) == [None]
+
+
 def _unique(schemas: Iterable[Any]) -> list[Any]:
     seen: list[Any] = []
     for schema in schemas:
         if schema not in seen:
             seen.append(schema)
     return seen
-
-
-def _note(out: Schema, text: str) -> None:
-    description = out.get("description")
-    out["description"] = f"{description} ({text})" if description else text[0].upper() + text[1:]
-
-
-def _json_literal(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _json_type(value: Any) -> str:
