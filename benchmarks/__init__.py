@@ -1,0 +1,1 @@
+"""Benchmarks: tooldeck against its peers and the floors (see run.py)."""

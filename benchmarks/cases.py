@@ -1,0 +1,145 @@
+"""The functions every framework is measured on, and fresh copies of them.
+
+Each framework under test gets its own copy of a function (`fresh`), so none can
+answer from a cache keyed by function identity: a copy shares the code object but
+is a new function with its own annotations dict, name and qualified name.
+"""
+
+# No `from __future__ import annotations`: real annotation objects, as most users write
+# them, so every framework sees the same thing without resolving strings.
+import enum
+import types
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+# -- the four definition functions -----------------------------------------------------
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+async def aadd(a: int, b: int) -> int:
+    """Add two integers, asynchronously."""
+    return a + b
+
+
+def search_docs(
+    query: Annotated[str, "free-text search terms"],
+    mode: Literal["fast", "exact", "fuzzy"] = "fast",
+    limit: Annotated[int, Field(ge=1, le=100, description="maximum hits")] = 10,
+    languages: list[str] | None = None,
+    include_archived: bool = False,
+) -> list[str]:
+    """Search the documentation index.
+
+    Args:
+        mode: how strictly terms must match
+        languages: restrict hits to these language codes
+        include_archived: also search archived pages
+    """
+    return [query] * min(limit, 1)
+
+
+class Priority(enum.Enum):
+    """How urgent an order is."""
+
+    low = "low"
+    normal = "normal"
+    high = "high"
+
+
+class Address(BaseModel):
+    street: str
+    city: str
+    postcode: str | None = None
+
+
+class LineItem(BaseModel):
+    sku: str
+    quantity: int = Field(1, ge=1)
+
+
+class Order(BaseModel):
+    customer: str
+    address: Address
+    items: list[LineItem]
+
+
+def place_order(order: Order, priority: Priority = Priority.normal, note: str = "") -> str:
+    """Place an order for a customer.
+
+    Args:
+        order: the order to place
+        priority: shipping priority
+        note: free-text note for the warehouse
+    """
+    return f"{order.customer}:{len(order.items)}:{priority.value}"
+
+
+async def fetch_page(url: str, timeout: float = 5.0, follow_redirects: bool = True) -> str:
+    """Fetch a web page and return its text.
+
+    Args:
+        url: absolute URL of the page
+        timeout: seconds to wait
+        follow_redirects: follow HTTP redirects
+    """
+    return url
+
+
+DEFINITION_FUNCS: dict[str, Callable[..., Any]] = {
+    "add": add,
+    "annotated": search_docs,
+    "nested": place_order,
+    "async": fetch_page,
+}
+
+# The parameters whose descriptions (Annotated or docstring) a full schema carries.
+DESCRIBED: dict[str, tuple[str, ...]] = {
+    "add": (),
+    "annotated": ("query", "mode", "limit", "languages", "include_archived"),
+    "nested": ("order", "priority", "note"),
+    "async": ("url", "timeout", "follow_redirects"),
+}
+
+# -- call inputs -------------------------------------------------------------------------
+
+CALL_ARGS: dict[str, Any] = {"a": 1, "b": 2}
+CALL_JSON = '{"a": 1, "b": 2}'
+CALL_RESULT = 3
+BAD_ARGS: dict[str, Any] = {"a": "one", "b": 2}
+BAD_JSON = '{"a": "one", "b": 2}'
+
+
+# -- fresh copies ------------------------------------------------------------------------
+
+
+def fresh(func: Callable[..., Any], name: str | None = None) -> Any:
+    """A new function object with `func`'s code, under `name` (default: its own)."""
+    copy = types.FunctionType(
+        func.__code__, func.__globals__, name or func.__name__, func.__defaults__, func.__closure__
+    )
+    copy.__kwdefaults__ = dict(func.__kwdefaults__) if func.__kwdefaults__ else None
+    copy.__annotations__ = dict(func.__annotations__)
+    copy.__doc__ = func.__doc__
+    copy.__module__ = func.__module__
+    copy.__qualname__ = name or func.__qualname__
+    return copy
+
+
+def numbered_tools(count: int) -> list[tuple[Any, list[str]]]:
+    """`count` distinct 2-int tools `tool_00000`..., with their tags.
+
+    Tool `i` carries the tag `grp<i // 10>`, so every tag is held by exactly ten
+    tools whatever the registry's size: `grp0` is the query tag at 100 and 10,000 tools.
+    """
+    tools = []
+    for i in range(count):
+        func = fresh(add, f"tool_{i:05d}")
+        func.__doc__ = f"Add two integers (tool number {i})."
+        tools.append((func, [f"grp{i // 10}"]))
+    return tools
