@@ -326,6 +326,27 @@ async def test_unsupported_city_fails_before_any_request(fetch: AsyncMock, city:
     fetch.assert_not_called()
 
 
+@pytest.mark.parametrize(
+    ("former", "today"),
+    [
+        ("台北縣", "新北"),
+        ("臺北縣", "新北"),
+        ("taipei county", "新北"),
+        ("桃園縣", "桃園"),
+        ("Taichung County", "台中"),
+        ("臺南縣", "台南"),
+        ("Kaohsiung County", "高雄"),
+    ],
+)
+async def test_former_name_is_refused_with_todays_city(
+    fetch: AsyncMock, former: str, today: str
+) -> None:
+    result = await get_weather(city=former)
+    assert result.success is False
+    assert f"（舊名，今屬{today}）" in result.error
+    fetch.assert_not_called()
+
+
 def test_cities_have_distinct_plausible_coordinates() -> None:
     places = [weather._find_city(name) for name in SUPPORTED_CITIES]
     coordinates = {(p.latitude, p.longitude) for p in places if p is not None}

@@ -95,9 +95,22 @@ def _build_lookup() -> dict[str, _City]:
     return lookup
 
 
-# Former names are deliberately absent: "Taipei County" / 台北縣 is today's New Taipei,
-# and mapping it to Taipei would answer for the wrong place.
 _LOOKUP: Final = _build_lookup()
+
+# Former names are not aliases (DESIGN): "Taipei County" / 台北縣 is today's New Taipei,
+# and answering it as Taipei would be wrong. They are refused, with a hint naming the
+# city the place belongs to today, so a model can ask again.
+_FORMER_NAMES: Final = {
+    _lookup_key(former): today
+    for chinese, english, today in [
+        ("台北縣", "Taipei County", "新北"),
+        ("桃園縣", "Taoyuan County", "桃園"),
+        ("台中縣", "Taichung County", "台中"),
+        ("台南縣", "Tainan County", "台南"),
+        ("高雄縣", "Kaohsiung County", "高雄"),
+    ]
+    for former in (chinese, english)
+}
 
 
 def _find_city(text: str) -> _City | None:
@@ -108,9 +121,11 @@ def _unsupported_message(text: str) -> str:
     asked = " ".join(text.split())
     if len(asked) > 40:  # a model may send a sentence; echo enough to recognise it
         asked = asked[:40] + "…"
+    today = _FORMER_NAMES.get(_lookup_key(text))
     return (
         "unsupported_city: 目前僅支援台灣主要城市的天氣查詢"
         + (f"，無法查詢「{asked}」" if asked else "")
+        + (f"（舊名，今屬{today}）" if today else "")
         + f"。支援的城市：{'、'.join(SUPPORTED_CITIES)}"
         "（也可寫「臺」、加上市／縣，或用英文名稱，例如 Taipei、Kaohsiung）。"
     )
@@ -191,7 +206,7 @@ def _weather_timeout() -> float:
 
 # One client per running event loop (see the module docstring). Weak keys: a loop
 # that is garbage-collected takes its entry with it.
-_clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]" = (
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
     weakref.WeakKeyDictionary()
 )
 _clients_lock = threading.Lock()
