@@ -81,6 +81,11 @@ class _Walk:
         return target
 
 
+def _is_any(node: Mapping[str, Any]) -> bool:
+    """True for a schema that accepts every value: no keyword but annotations."""
+    return not node.keys() - {"title", "description", "default", "examples"}
+
+
 def _is_object(node: Mapping[str, Any]) -> bool:
     return node.get("type") == "object" or "properties" in node or "additionalProperties" in node
 
@@ -423,7 +428,7 @@ def to_mcp_output_schema(returns: Mapping[str, Any] | None) -> Schema | None:
     so fastmcp clients unwrap it. ``None``, ``Any`` (``{}``) and ``None``-returning
     tools (``{"type": "null"}``) have no output schema.
     """
-    if not returns or returns.get("type") == "null":
+    if returns is None or returns.get("type") == "null" or _is_any(returns):
         return None
     defs = returns.get("$defs")
     root = dict(returns)
