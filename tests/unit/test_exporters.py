@@ -251,7 +251,7 @@ def fastmcp_output_schema(annotation: Any) -> dict[str, Any] | None:
     probe.__annotations__["return"] = annotation
     server.tool(probe)
     (tool,) = asyncio.run(server.list_tools())
-    return tool.to_mcp_tool().outputSchema
+    return tool.to_mcp_tool().output_schema
 
 
 @pytest.mark.parametrize("annotation", RETURN_TYPES, ids=repr)
