@@ -138,6 +138,14 @@ def test_openai_export_equals_seed_json(registry: ToolRegistry) -> None:
     assert get_weather.export("openai") == SEED_OPENAI_JSON
 
 
+def test_builtin_registered_in_default_registry() -> None:
+    import tooldeck.tools
+
+    assert tooldeck.tools.get_weather is get_weather
+    assert ToolRegistry.default().get("get_weather") is get_weather
+    assert sorted(weather.__all__) == ["SUPPORTED_CITIES", "aclose_clients", "get_weather"]
+
+
 def test_tagged_weather(registry: ToolRegistry) -> None:
     assert registry.list_tools(tags="weather") == ["get_weather"]
 
