@@ -9,7 +9,6 @@ lose nothing.
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 import types
@@ -31,49 +30,38 @@ __all__ = ["ToolRegistry", "tool", "tool_func"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-F = TypeVar("F", bound=Callable[..., Any])
 
 Tags = str | Iterable[str] | None
 Match = Literal["any", "all"]
 EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
 
 
-class _OnDefault:
-    """A method that, looked up on the class itself, acts on ``ToolRegistry.default()``.
+_default_registry: list[ToolRegistry | None] = [None]
+_default_lock = threading.Lock()
+
+
+class _DefaultRegistryMeta(type):
+    """Methods looked up on the class itself act on ``ToolRegistry.default()``.
 
     ``ToolRegistry.call_tool("add", {...})`` then works like seed 004's class-level
-    registry, while ``ToolRegistry()`` instances stay isolated.
+    registry, while ``ToolRegistry()`` instances stay isolated. Only class-level
+    lookups pass through here; instance calls cost nothing extra.
     """
 
-    def __init__(self, func: Callable[..., Any]) -> None:
-        self.func = func
-        functools.update_wrapper(self, func)  # type: ignore[arg-type]
-
-    def __get__(self, obj: Any, owner: type[ToolRegistry] | None = None) -> Any:
-        if obj is None:
-            obj = ToolRegistry.default()
-        return types.MethodType(self.func, obj)
+    def __getattribute__(cls, name: str) -> Any:
+        attr = super().__getattribute__(name)
+        if name[0] != "_" and name != "default" and isinstance(attr, types.FunctionType):
+            return types.MethodType(attr, cls.default())  # type: ignore[attr-defined]
+        return attr
 
 
-if TYPE_CHECKING:
-
-    def on_default(func: F) -> F:
-        return func
-
-else:
-    on_default = _OnDefault
-
-
-class ToolRegistry:
+class ToolRegistry(metaclass=_DefaultRegistryMeta):
     """A set of tools: register, query by tag, call by name, export, serve.
 
     ``ToolRegistry()`` is isolated. Methods called on the class itself act on the
     process-wide default registry (:meth:`default`), where the module-level
     :func:`tooldeck.tool` registers.
     """
-
-    _default: ToolRegistry | None = None
-    _default_lock = threading.Lock()
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool[..., Any]] = {}
@@ -87,12 +75,12 @@ class ToolRegistry:
     @classmethod
     def default(cls) -> ToolRegistry:
         """The process-wide default registry."""
-        registry = ToolRegistry._default
+        registry = _default_registry[0]
         if registry is None:
-            with ToolRegistry._default_lock:
-                if ToolRegistry._default is None:
-                    ToolRegistry._default = ToolRegistry()
-                registry = ToolRegistry._default
+            with _default_lock:
+                if _default_registry[0] is None:
+                    _default_registry[0] = ToolRegistry()
+                registry = _default_registry[0]
         return registry
 
     # -- registering --------------------------------------------------------------------
@@ -115,7 +103,6 @@ class ToolRegistry:
         replace: bool = False,
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
-    @on_default
     def tool(self, func: Any = None, /, **options: Any) -> Any:
         """Decorator: turn a function into a :class:`Tool` and register it here.
 
@@ -129,7 +116,6 @@ class ToolRegistry:
             return lambda f: self.register(f, **options)
         return self.register(func, **options)
 
-    @on_default
     def register(
         self,
         obj: Any = None,
@@ -188,14 +174,12 @@ class ToolRegistry:
             self.tag([new.name], extra_tags)
         return new
 
-    @on_default
     def register_tool(
         self, tool: Tool[..., Any] | BaseTool, *, replace: bool = False
     ) -> Tool[..., Any]:
         """Register a ready :class:`Tool` (seed 004's name)."""
         return self.register(tool, replace=replace)
 
-    @on_default
     def register_many(self, tools: Iterable[Tool[..., Any]], *, replace: bool = False) -> None:
         """Register several tools atomically: all of them, or (on a clash) none."""
         tools = list(tools)
@@ -246,7 +230,6 @@ class ToolRegistry:
     def _changed(self) -> None:
         self._exports.clear()
 
-    @on_default
     def unregister(self, name: str) -> Tool[..., Any]:
         """Remove a tool and return it.
 
@@ -261,7 +244,6 @@ class ToolRegistry:
             self._changed()
             return old
 
-    @on_default
     def tag(self, tool_names: str | Iterable[str], tags: str | Iterable[str]) -> None:
         """Add tags to tools, atomically: one unknown name raises before anything changes.
 
@@ -288,12 +270,10 @@ class ToolRegistry:
             self._by_tag.setdefault(tag, set()).add(target.name)
         target._owners.add(self)
 
-    @on_default
     def enable(self, name: str) -> None:
         """Enable a tool. Raises ``ToolNotFoundError`` for an unknown name."""
         self._set_enabled(name, True)
 
-    @on_default
     def disable(self, name: str) -> None:
         """Disable a tool: still registered, but unlisted, unexported and uncallable."""
         self._set_enabled(name, False)
@@ -313,7 +293,6 @@ class ToolRegistry:
 
     # -- looking up ---------------------------------------------------------------------
 
-    @on_default
     def get(self, name: str) -> Tool[..., Any] | None:
         """The tool registered under ``name`` (enabled or not), or ``None``."""
         try:
@@ -352,24 +331,20 @@ class ToolRegistry:
             tools = (self._tools[name] for name in sorted(names, key=self._order.__getitem__))
             return [t for t in tools if t.enabled]
 
-    @on_default
     def list_tools(self, tags: Tags = None, *, match: Match = "any") -> list[str]:
         """Names of the enabled tools carrying any of ``tags`` (``None``: all)."""
         return [t.name for t in self._select(tags, match)]
 
-    @on_default
     def get_tool_info(
         self, tags: Tags = None, *, match: Match = "any"
     ) -> dict[str, dict[str, Any]]:
         """Agently's ``{name: {"name", "desc", "kwargs", "returns"?, "parameters"}}``."""
         return {t.name: agently_info(t) for t in self._select(tags, match)}
 
-    @on_default
     def get_tool_list(self, tags: Tags = None, *, match: Match = "any") -> list[dict[str, Any]]:
         """The values of :meth:`get_tool_info`, as a list."""
         return list(self.get_tool_info(tags, match=match).values())
 
-    @on_default
     def get_tool_func(
         self, name: str, *, shift: Literal["sync", "async"] | None = None
     ) -> Callable[..., Any] | None:
@@ -387,18 +362,19 @@ class ToolRegistry:
 
     # -- calling ------------------------------------------------------------------------
 
-    @on_default
     def call_tool(self, name: str, kwargs: Arguments = None) -> Any:
         """Agently's face: the value, ``"Can not find tool named '<name>'"`` or ``"Error: ..."``.
 
         Never raises (but for ``KeyboardInterrupt``, ``SystemExit`` and cancellation).
         """
-        found = self.get(name)
+        try:
+            found = self._tools.get(name)
+        except TypeError:  # an unhashable "name"
+            found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
         return found.call(kwargs)
 
-    @on_default
     async def async_call_tool(self, name: str, kwargs: Arguments = None) -> Any:
         """Async twin of :meth:`call_tool`; sync tools run in a worker thread."""
         found = self.get(name)
@@ -406,7 +382,6 @@ class ToolRegistry:
             return f"Can not find tool named '{clip(name)}'"
         return await found.acall(kwargs)
 
-    @on_default
     async def execute(self, name: str, arguments: Arguments = None) -> ToolResult:
         """Seed 000's face: always a :class:`ToolResult`; ``fail("Tool '<name>' not found")``."""
         found = self.get(name)
@@ -414,7 +389,6 @@ class ToolRegistry:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
         return await found.run(arguments)
 
-    @on_default
     def execute_sync(self, name: str, arguments: Arguments = None) -> ToolResult:
         """Sync twin of :meth:`execute`."""
         found = self.get(name)
@@ -427,7 +401,6 @@ class ToolRegistry:
 
     # -- exporting ----------------------------------------------------------------------
 
-    @on_default
     def export(
         self,
         format: str = "openai",
@@ -459,19 +432,16 @@ class ToolRegistry:
                 self._exports[key] = text
         return list(json.loads(text))
 
-    @on_default
     def get_openai_tools(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
         """Seed 000's name: :meth:`export` in the ``openai`` (Chat Completions) format."""
         return self.export("openai", tags=tags, strict=strict)
 
-    @on_default
     def get_declarations(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
         """Seed 003's name: ``{"name", "description", "input_schema"}`` per tool."""
         return self.export("anthropic", tags=tags, strict=strict)
 
     # -- MCP (extra "mcp") ----------------------------------------------------------------
 
-    @on_default
     def use_mcp(
         self, transport: Any, *, tags: Tags = None, replace: bool = False
     ) -> list[Tool[..., Any]]:
@@ -480,7 +450,6 @@ class ToolRegistry:
 
         return mcp.use_mcp(self, transport, tags=tags, replace=replace)
 
-    @on_default
     async def async_use_mcp(
         self, transport: Any, *, tags: Tags = None, replace: bool = False
     ) -> list[Tool[..., Any]]:
@@ -489,14 +458,12 @@ class ToolRegistry:
 
         return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace)
 
-    @on_default
     def as_mcp_server(self, name: str = "tooldeck", *, tags: Tags = None) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools."""
         from . import mcp
 
         return mcp.as_mcp_server(self, name=name, tags=tags)
 
-    @on_default
     def serve(
         self,
         transport: Literal["stdio", "http"] = "stdio",
@@ -514,7 +481,6 @@ class ToolRegistry:
             self, transport=transport, host=host, port=port, token=token, name=name, tags=tags
         )
 
-    @on_default
     def close(self) -> None:
         """Close the MCP sessions this registry's proxies opened."""
         if self._mcp_state is not None:
@@ -522,7 +488,6 @@ class ToolRegistry:
 
             mcp.close(self)
 
-    @on_default
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""
         if self._mcp_state is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -134,12 +135,31 @@ def _type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
     target = _signature_target(func)
     try:
         return typing.get_type_hints(target, include_extras=True)
+    except NameError:
+        # String annotations naming a class local to the decorating function: resolve
+        # them in the caller's namespace, as pydantic does.
+        try:
+            return typing.get_type_hints(target, localns=_caller_locals(), include_extras=True)
+        except Exception as exc:
+            raise _unresolved(exc, name) from exc
     except Exception as exc:
-        raise ToolDefinitionError(
-            f"cannot resolve the type annotations ({exc}); define the types they name "
-            "at module level, or import them, before decorating",
-            tool=name,
-        ) from exc
+        raise _unresolved(exc, name) from exc
+
+
+def _caller_locals() -> dict[str, Any]:
+    """The locals of the innermost frame outside tooldeck (the decorating code)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("tooldeck."):
+        frame = frame.f_back  # type: ignore[assignment]
+    return dict(frame.f_locals) if frame is not None else {}
+
+
+def _unresolved(exc: Exception, name: str) -> ToolDefinitionError:
+    return ToolDefinitionError(
+        f"cannot resolve the type annotations ({exc}); define the types they name "
+        "at module level, or import them, before decorating",
+        tool=name,
+    )
 
 
 # -- step 3: one parameter --------------------------------------------------------------

@@ -129,6 +129,9 @@ class Tool(BaseTool, Generic[P, R]):
             _positional_adapter(func, spec.positional) if spec.positional else func
         )
         self._run_sync, self._run_async = self._runners()
+        # Plain sync tools skip the runner: the hot path is validate + call.
+        plain = not (spec.is_async or self._timeout or spec.returns_tool_result)
+        self._direct: Callable[..., Any] | None = self._target if plain else None
         if inspect.isfunction(func) or inspect.ismethod(func):
             functools.update_wrapper(self, func)
         if spec.is_async:
@@ -233,7 +236,9 @@ class Tool(BaseTool, Generic[P, R]):
         if kwargs:
             arguments = _merge(arguments, kwargs)
         try:
-            value = self._run_sync(self._validate(arguments))
+            args = self._validate(arguments)
+            direct = self._direct
+            value = direct(**args) if direct is not None else self._run_sync(args)
         except Exception as exc:
             return "Error: " + self._failure(exc)
         if type(value) is ToolResult:
@@ -285,6 +290,8 @@ class Tool(BaseTool, Generic[P, R]):
             raise CallFailure(f"Tool '{clip(self._spec.name)}' is disabled")
         spec = self._spec
         try:
+            if arguments.__class__ is dict:
+                return spec.validate_python(arguments)
             if arguments is None:
                 return spec.validate_python({})
             if isinstance(arguments, (str, bytes, bytearray)):
