@@ -9,6 +9,7 @@ lose nothing.
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import types
@@ -511,7 +512,9 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
 def _redefinition(old: Tool[..., Any], new: Tool[..., Any]) -> bool:
     """The same function decorated again (e.g. on reload): it replaces the old tool."""
     a, b = old.func, new.func
-    qualname = getattr(b, "__qualname__", None)
+    if not (inspect.isfunction(a) and inspect.isfunction(b)):
+        return False  # BaseTool instances (bound methods) of one class still collide (B-001)
+    qualname = b.__qualname__
     return (
         isinstance(qualname, str)
         and "<lambda>" not in qualname
