@@ -3,27 +3,34 @@
 OpenAI Chat Completions and Responses, Anthropic, Gemini and MCP each ship a type for a
 tool definition; each export of each corpus tool, strict or not, must validate against
 it, and every ``parameters`` schema must be valid JSON Schema (2020-12 metaschema).
-Strict exports are also checked against OpenAI's documented strict subset.
+Strict exports are also checked against OpenAI's documented strict subset, and
+differentially against the OpenAI SDK's own ``pydantic_function_tool``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import enum
+import uuid
+from typing import Annotated, Any, Literal
 
 import anthropic.types
 import jsonschema
 import mcp.types
+import openai
 import pytest
 from export_corpus import CORPUS, GEMINI_REFUSED, STRICT_REFUSED
 from google.genai import types as genai
 from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
-from pydantic import TypeAdapter
+from pydantic import AnyUrl, BaseModel, Field, TypeAdapter, create_model
 
 from tooldeck import Tool
+from tooldeck._jsonschema import clean_schema
 from tooldeck.errors import ToolDefinitionError
-from tooldeck.exporters import FORMATS
+from tooldeck.exporters import FORMATS, to_strict_schema
 
+NULL = {"type": "null"}
 OPENAI_CHAT = TypeAdapter(ChatCompletionToolParam)
 OPENAI_RESPONSES = TypeAdapter(FunctionToolParam)
 ANTHROPIC = TypeAdapter(anthropic.types.ToolParam)
@@ -147,3 +154,194 @@ def test_mcp_tags_and_wrapped_results() -> None:
     assert exported["lists"]["outputSchema"]["x-fastmcp-wrap-result"] is True
     assert "x-fastmcp-wrap-result" not in exported["nested_model"]["outputSchema"]
     assert "outputSchema" not in exported["any_payload"]  # -> None
+
+
+# --- differential test against the OpenAI SDK -------------------------------------------
+#
+# `openai.pydantic_function_tool(Model)` and tooldeck's strict export of the same fields
+# must be equal once the SDK's output goes through the differences docs/exports.md lists
+# (each step of `as_tooldeck_would_say_it` is one line of that list).
+
+_OPENAI_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+
+
+def as_tooldeck_would_say_it(
+    sdk_parameters: dict[str, Any], original: dict[str, Any]
+) -> dict[str, Any]:
+    # 1. No titles, no root description, non-recursive $refs inlined (the clean schema).
+    cleaned = clean_schema(sdk_parameters)
+    cleaned["additionalProperties"] = False
+    return _normalise(cleaned, (), set(_optional_paths(original, ())))
+
+
+def _optional_paths(node: Any, path: tuple[Any, ...]) -> Any:
+    """Where the original schema has a property that is not required."""
+    if isinstance(node, dict):
+        for name in node.get("properties", {}) if isinstance(node.get("properties"), dict) else ():
+            if name not in node.get("required", ()):
+                yield (*path, "properties", name)
+        for key, value in node.items():
+            yield from _optional_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _optional_paths(value, (*path, i))
+
+
+def _normalise(node: Any, path: tuple[Any, ...], optional: set[tuple[Any, ...]]) -> Any:
+    if isinstance(node, list):
+        return [_normalise(n, (*path, i), optional) for i, n in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "uniqueItems":
+            continue  # 3. uniqueItems dropped (a set parameter takes duplicates anyway)
+        if key == "format" and value not in _OPENAI_FORMATS:
+            continue  # 4. formats outside strict mode's list dropped (an annotation)
+        if key == "discriminator":
+            continue  # 7. oneOf becomes anyOf, its OpenAPI discriminator dropped
+        if key == "oneOf":
+            out["anyOf"] = _normalise(value, (*path, key), optional)
+        elif key == "properties":
+            out[key] = {
+                k: _property(_normalise(v, (*path, key, k), optional), (*path, key, k) in optional)
+                for k, v in value.items()
+            }
+        elif key != "default":
+            out[key] = _normalise(value, (*path, key), optional)
+    return out
+
+
+def _property(schema: dict[str, Any], optional: bool) -> dict[str, Any]:
+    # 2. What had a default (was not required) is nullable, without its `default`; the
+    #    SDK makes it required as it is (non-null, keeping a non-None default).
+    if not optional or _nullable(schema):
+        return schema
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], NULL]}
+    notes = {k: schema[k] for k in ("description",) if k in schema}
+    inner = {k: v for k, v in schema.items() if k not in notes}
+    return {"anyOf": [inner, NULL], **notes}
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "null" or any(_nullable(b) for b in schema.get("anyOf", []))
+
+
+def sdk_model(tool: Tool) -> type[BaseModel]:
+    """The Pydantic model equivalent to a tool's signature, for the OpenAI SDK."""
+    fields: dict[str, Any] = {}
+    for param in tool.spec.params:
+        info = Field(description=param.description) if param.description else Field()
+        default: Any = ... if param.required else param.default
+        if param.default_factory is not None:
+            default = Field(default_factory=param.default_factory)
+        fields[param.name] = (Annotated[param.annotation, info], default)
+    return create_model(f"{tool.name.replace('-', '_')}_args", **fields)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=IDS)
+def test_differential_corpus_against_openai_pydantic_function_tool(tool: Tool) -> None:
+    sdk = openai.pydantic_function_tool(sdk_model(tool))["function"]
+    if tool.name in STRICT_REFUSED:
+        # 5/6. The SDK passes a free-form object, a tuple or an any-value schema on
+        #      (the API then refuses the tool); tooldeck raises at export instead.
+        with pytest.raises(ToolDefinitionError):
+            tool.export("openai", strict=True)
+        return
+    ours = tool.export("openai", strict=True)["function"]["parameters"]
+    assert ours == as_tooldeck_would_say_it(dict(sdk["parameters"]), tool.parameters)
+
+
+# Hand-written models, beside the corpus: every difference on one model.
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Address(BaseModel):
+    street: str
+    city: str = Field("Taipei", description="the city")
+    zip: str | None = None
+
+
+class Node(BaseModel):
+    value: int
+    children: list[Node] = []
+
+
+class Everything(BaseModel):
+    name: Annotated[str, Field(description="who", min_length=1, max_length=20)]
+    count: int = 3
+    ratio: float = Field(0.5, ge=0, le=1)
+    flag: bool = False
+    color: Color = Color.RED
+    mode: Literal["fast", "slow"] = "fast"
+    one: Literal["only"] = "only"
+    when: dt.datetime
+    day: dt.date | None = None
+    ident: uuid.UUID
+    site: AnyUrl = AnyUrl("https://example.org")
+    tags: set[str] = set()
+    numbers: list[int] = Field(default_factory=list, max_length=5)
+    address: Address
+    addresses: list[Address] = []
+    maybe_address: Address | None = None
+    either: int | str = 0
+    tree: Node | None = None
+
+
+class Flat(BaseModel):
+    a: str
+    b: int = 1
+
+
+class Forest(BaseModel):
+    trees: list[Node]
+    root: Node | None = None
+
+
+class Deep(BaseModel):
+    matrix: list[list[Address]]
+    pair_of: dict[Literal["x"], int] | None = None
+
+
+@pytest.mark.parametrize("model", [Everything, Flat, Address, Forest])
+def test_differential_against_openai_pydantic_function_tool(model: type[BaseModel]) -> None:
+    sdk = openai.pydantic_function_tool(model)["function"]
+    original = clean_schema(model.model_json_schema())
+    ours = to_strict_schema(original, tool=model.__name__)
+    assert sdk["strict"] is True
+    assert ours == as_tooldeck_would_say_it(dict(sdk["parameters"]), original)
+
+
+def test_differential_free_form_dict_the_sdk_passes_and_tooldeck_refuses() -> None:
+    # 5. The SDK leaves `additionalProperties: {schema}` in place (the API then rejects
+    #    the tool); tooldeck raises at export instead.
+    sdk = openai.pydantic_function_tool(Deep)["function"]["parameters"]
+    assert "additionalProperties" in str(sdk)
+    with pytest.raises(ToolDefinitionError) as info:
+        to_strict_schema(clean_schema(Deep.model_json_schema()), tool="Deep")
+    assert info.value.param == "pair_of"
+
+
+def test_differential_tuple_the_sdk_passes_and_tooldeck_refuses() -> None:
+    # 6. The SDK keeps `prefixItems` (outside the strict subset); tooldeck raises.
+    class Pair(BaseModel):
+        pair: tuple[int, str]
+
+    assert "prefixItems" in str(openai.pydantic_function_tool(Pair))
+    with pytest.raises(ToolDefinitionError, match="tuple"):
+        to_strict_schema(clean_schema(Pair.model_json_schema()), tool="Pair")
