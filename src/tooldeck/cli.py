@@ -47,9 +47,11 @@ class UsageError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tooldeck`` command line; return the exit status."""
     _use_utf8()
+    if argv is None:
+        argv = [_from_locale(arg) for arg in sys.argv[1:]]
     parser = _parser()
     try:
-        options = parser.parse_args(argv)
+        options = _parse(parser, argv)
     except SystemExit as exc:  # --help, --version, or argparse's own usage errors
         return exc.code if isinstance(exc.code, int) else 2
     try:
@@ -87,6 +89,20 @@ def _use_utf8() -> None:
                 reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
+def _from_locale(arg: str) -> str:
+    """Recover a UTF-8 argument that an ASCII locale (LC_ALL=C) decoded to surrogates.
+
+    Under the C locale Python decodes ``city=台北`` from argv byte by byte into lone
+    surrogates; the bytes were UTF-8 all along.
+    """
+    if not any("\udc80" <= char <= "\udcff" for char in arg):
+        return arg
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except (UnicodeError, ValueError):
+        return arg
+
+
 # -- the parser ---------------------------------------------------------------------------
 
 
@@ -118,6 +134,22 @@ def _parser() -> argparse.ArgumentParser:
     _add_call(commands, common)
     _add_serve(commands, common)
     return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse, letting ``call``'s KEY=VALUE pairs come after its options too.
+
+    argparse stops filling a ``*`` positional at the first option, so in
+    ``tooldeck call add --tools m a=1`` the pair would be "unrecognized".
+    """
+    options, extra = parser.parse_known_args(argv)
+    if options.command == "call":
+        pairs = [arg for arg in extra if not arg.startswith("-")]
+        options.arguments = [*options.arguments, *pairs]
+        extra = [arg for arg in extra if arg.startswith("-")]
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return options
 
 
 def _add_tag_options(parser: argparse.ArgumentParser) -> None:

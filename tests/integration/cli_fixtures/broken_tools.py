@@ -1,0 +1,3 @@
+"""A module that fails to import: its dependency is not installed."""
+
+import tooldeck_missing_dependency  # noqa: F401

@@ -1,0 +1,3 @@
+"""A module with no tools."""
+
+ANSWER = 42

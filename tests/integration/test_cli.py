@@ -1,0 +1,445 @@
+"""The ``tooldeck`` command line, run for real: a subprocess per command.
+
+Fixture modules live in ``cli_fixtures/`` (on PYTHONPATH for the subprocess). Every
+run is made under ``LC_ALL=C`` with locale coercion and UTF-8 mode off, so stdout
+would be ASCII if the CLI did not insist on UTF-8. Nothing here reaches the internet:
+the weather call goes to a server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tooldeck import ToolRegistry
+from tooldeck.tools.weather import get_weather
+
+FIXTURES = Path(__file__).parent / "cli_fixtures"
+FILE_TOOLS = FIXTURES / "standalone" / "file_tools.py"
+FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "mcp", "agently"]
+TIMEOUT = 60
+
+
+@dataclass
+class Run:
+    status: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """A C-locale environment with the fixtures importable."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PYTHONIOENCODING", "PYTHONUTF8", "LANG", "LC_CTYPE", "PYTHONPATH"}
+        and not k.lower().endswith("_proxy")
+    }
+    env.update(LC_ALL="C", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0", PYTHONPATH=str(FIXTURES))
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    env.update(extra)
+    return env
+
+
+def tooldeck(*args: str, cwd: Path | None = None, **env: str) -> Run:
+    """``python -m tooldeck ARGS`` in a subprocess; output decoded as UTF-8."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tooldeck", *args],
+        capture_output=True,
+        env=cli_env(**env),
+        cwd=cwd,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+
+
+def assert_usage_error(run: Run, *fragments: str) -> None:
+    """Exit 2, nothing on stdout, one line on stderr (no traceback) naming the problem."""
+    assert run.status == 2, run
+    assert run.out == ""
+    lines = [line for line in run.err.splitlines() if not line.startswith("cli_tools imported")]
+    assert len(lines) == 1, run.err
+    assert lines[0].startswith("tooldeck")
+    assert "Traceback" not in run.err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+# -- the console script and the basics ------------------------------------------------------
+
+
+def test_console_script_lists_the_builtin_weather_tool() -> None:
+    script = Path(sys.executable).parent / ("tooldeck.exe" if os.name == "nt" else "tooldeck")
+    if not script.exists():
+        pytest.skip("the tooldeck console script is not installed next to this Python")
+    done = subprocess.run(
+        [str(script), "list"], capture_output=True, env=cli_env(), timeout=TIMEOUT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode("utf-8")
+    assert out.splitlines()[0].split() == ["NAME", "TAGS", "DESCRIPTION"]
+    assert out.splitlines()[1].startswith("get_weather  weather  查詢台灣城市的即時天氣資訊")
+
+
+def test_help_and_version() -> None:
+    run = tooldeck("--help")
+    assert run.status == 0
+    for command in ("list", "schema", "call", "serve"):
+        assert command in run.out
+    assert tooldeck("call", "--help").status == 0
+    version = tooldeck("--version")
+    assert version.status == 0
+    assert version.out.startswith("tooldeck ")
+
+
+def test_no_command_or_unknown_command_is_a_usage_error() -> None:
+    assert_usage_error(tooldeck())
+    assert_usage_error(tooldeck("bogus"), "bogus")
+    assert_usage_error(tooldeck("list", "--bogus"), "--bogus")
+
+
+# -- list -------------------------------------------------------------------------------------
+
+
+def test_list_table_shows_name_tags_and_first_line() -> None:
+    run = tooldeck("list", "--tools", "cli_tools")
+    assert run.status == 0, run.err
+    rows = run.out.splitlines()
+    assert rows[0].split() == ["NAME", "TAGS", "DESCRIPTION"]
+    assert "add      math        Add two integers." in rows
+    assert "shout    text,async  Upper-case a text, asynchronously." in rows
+    assert "A second line" not in run.out
+    assert "hidden" not in run.out  # disabled
+
+
+def test_list_json_and_tags() -> None:
+    everything = tooldeck("list", "--json", "--tools", "cli_tools").json()
+    names = [row["name"] for row in everything]
+    assert names == ["add", "echo", "shout", "where", "explode", "refuse", "ping", "tune"]
+    assert everything[0] == {
+        "name": "add",
+        "tags": ["math"],
+        "description": "Add two integers.\n\nA second line the table leaves out.",
+    }
+    text = tooldeck("list", "--json", "--tag", "text", "--tools", "cli_tools").json()
+    assert [row["name"] for row in text] == ["echo", "shout"]
+    either = tooldeck("list", "--json", "--tag", "math", "--tag", "async", "--tools", "cli_tools")
+    assert [row["name"] for row in either.json()] == ["add", "shout"]
+    both = tooldeck(
+        "list",
+        "--json",
+        "--tag",
+        "text",
+        "--tag",
+        "async",
+        "--match",
+        "all",
+        "--tools",
+        "cli_tools",
+    )
+    assert [row["name"] for row in both.json()] == ["shout"]
+    assert tooldeck("list", "--json", "--tag", "nothing", "--tools", "cli_tools").json() == []
+
+
+def test_module_output_at_import_does_not_reach_stdout() -> None:
+    run = tooldeck("list", "--json", "--tools", "cli_tools")
+    json.loads(run.out)  # pure JSON
+    assert "cli_tools imported" in run.err
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_schema_of_the_builtin_tools_matches_the_registry_export(fmt: str) -> None:
+    registry = ToolRegistry()
+    registry.register(get_weather)
+    run = tooldeck("schema", "--format", fmt)
+    assert run.status == 0, run.err
+    assert run.json() == registry.export(fmt)
+    assert "台北" in run.out  # UTF-8, not \u escapes
+    assert "\\u" not in run.out
+
+
+def test_schema_defaults_to_openai_and_takes_strict() -> None:
+    run = tooldeck("schema", "get_weather", "--strict")
+    assert run.status == 0, run.err
+    exported = run.json()
+    assert exported == get_weather.export("openai", strict=True)
+    assert exported["function"]["strict"] is True
+    assert exported["function"]["parameters"]["required"] == ["city", "include_details"]
+
+
+def test_schema_with_tags_and_one_tool() -> None:
+    tagged = tooldeck("schema", "--tag", "text", "--format", "anthropic", "--tools", "cli_tools")
+    assert [t["name"] for t in tagged.json()] == ["echo", "shout"]
+    one = tooldeck("schema", "add", "--format", "mcp", "--tools", "cli_tools").json()
+    assert one["name"] == "add"
+    assert one["inputSchema"]["properties"]["b"] == {
+        "type": "integer",
+        "description": "second addend",
+        "default": 0,
+    }
+
+
+def test_schema_usage_errors() -> None:
+    assert_usage_error(tooldeck("schema", "nope", "--tools", "cli_tools"), "nope", "available")
+    assert_usage_error(tooldeck("schema", "hidden", "--tools", "cli_tools"), "disabled")
+    assert_usage_error(tooldeck("schema", "--format", "yaml"), "yaml")
+    assert_usage_error(tooldeck("schema", "add", "--tag", "math", "--tools", "cli_tools"))
+    # A tool strict mode cannot express: named, with its parameter.
+    assert_usage_error(tooldeck("schema", "--strict", "--tools", "cli_tools"), "tune", "values")
+    strict_others = tooldeck("schema", "--strict", "--tag", "text", "--tools", "cli_tools")
+    assert strict_others.status == 0
+
+
+# -- call -------------------------------------------------------------------------------------
+
+
+def test_call_prints_the_value() -> None:
+    assert tooldeck("call", "add", "a=1", "b=2", "--tools", "cli_tools").out == "3\n"
+    # Pairs may come before or after the options.
+    assert tooldeck("call", "add", "--tools", "cli_tools", "a=40", "b=2").out == "42\n"
+    assert tooldeck("call", "echo", "text=ab", "times=2", "--tools", "cli_tools").out == "abab\n"
+
+
+def test_call_values_are_json_where_they_parse_except_for_strings() -> None:
+    # text is a string parameter: 123 stays "123" (JSON would make it an int).
+    assert tooldeck("call", "echo", "text=123", "times=2", "--tools", "cli_tools").out == (
+        "123123\n"
+    )
+    run = tooldeck("call", "where", 'tags=["a", "b"]', "--tools", "cli_tools")
+    assert run.status == 0, run.err
+    assert run.json() == {"city": "台北", "tags": ["a", "b"], "country": "台灣"}
+    assert tooldeck("call", "echo", "text=a=b", "--tools", "cli_tools").out == "a=b\n"
+    assert tooldeck("call", "echo", "text=", "--tools", "cli_tools").out == "\n"
+
+
+def test_call_with_json_arguments_and_pairs_winning() -> None:
+    run = tooldeck("call", "add", "--json", '{"a": 1, "b": 2}', "--tools", "cli_tools")
+    assert run.out == "3\n"
+    run = tooldeck("call", "add", "--json", '{"a": 1, "b": 2}', "b=10", "--tools", "cli_tools")
+    assert run.out == "11\n"
+
+
+def test_call_async() -> None:
+    run = tooldeck("call", "shout", "text=hi", "--async", "--tools", "cli_tools")
+    assert (run.status, run.out) == (0, "HI!\n")
+    run = tooldeck("call", "shout", "text=hi", "mood=calm", "--tools", "cli_tools")
+    assert (run.status, run.out) == (0, "HI\n")
+    run = tooldeck("call", "add", "a=2", "--async", "--tools", "cli_tools")
+    assert (run.status, run.out) == (0, "2\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explode"], "Error: boom"),
+        (["explode", "message=kaput", "--async"], "Error: kaput"),
+        (["refuse"], "Error: not today"),
+        (["hidden"], "Error: Tool 'hidden' is disabled"),
+        (["add", "a=one"], "Error: Invalid arguments for tool 'add':\na: "),
+        (["add"], "a: missing required argument"),
+        (["add", "a=1", "c=3"], "c: unexpected argument"),
+        (["shout", "text=x", "mood=angry"], "mood: "),
+    ],
+)
+def test_call_tool_answering_with_an_error_exits_1(args: list[str], message: str) -> None:
+    run = tooldeck("call", *args, "--tools", "cli_tools")
+    assert run.status == 1, run
+    assert run.out == ""
+    assert message in run.err
+    assert "Traceback" not in run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["nope"], ["'nope'", "available: add, echo"]),
+        (["add", "a"], ["KEY=VALUE", "'a'"]),
+        (["add", "=1"], ["KEY=VALUE"]),
+        (["add", "--json", "{a: 1}"], ["--json", "not valid JSON"]),
+        (["add", "--json", "[1, 2]"], ["--json", "object"]),
+        (["add", "a=1", "--bogus"], ["--bogus"]),
+    ],
+)
+def test_call_usage_errors_exit_2(args: list[str], fragments: list[str]) -> None:
+    assert_usage_error(tooldeck("call", *args, "--tools", "cli_tools"), *fragments)
+
+
+def test_call_needs_a_tool_name() -> None:
+    assert_usage_error(tooldeck("call"))
+
+
+# -- --tools ----------------------------------------------------------------------------------
+
+
+def test_tools_module_attr_forms() -> None:
+    registry = tooldeck("list", "--json", "--tools", "cli_tools:registry").json()
+    assert [row["name"] for row in registry] == ["ping"]
+    pair = tooldeck("list", "--json", "--tools", "cli_tools:PAIR").json()
+    assert [row["name"] for row in pair] == ["add", "echo"]
+    one = tooldeck("list", "--json", "--tools", "cli_tools:echo").json()
+    assert [row["name"] for row in one] == ["echo"]
+    plain = tooldeck("call", "plain", "x=21", "--tools", "cli_tools:plain")
+    assert (plain.status, plain.out) == (0, "42\n")
+    builtin = tooldeck("list", "--json", "--tools", "tooldeck.tools.weather:get_weather").json()
+    assert [row["name"] for row in builtin] == ["get_weather"]
+
+
+def test_tools_from_a_file_path_with_sibling_imports(tmp_path: Path) -> None:
+    relative = os.path.relpath(FILE_TOOLS, tmp_path)
+    for spec in (str(FILE_TOOLS), relative):
+        run = tooldeck("list", "--json", "--tools", spec, cwd=tmp_path, PYTHONPATH="")
+        assert run.status == 0, run.err
+        assert [row["name"] for row in run.json()] == ["to_fahrenheit", "reading"]
+    run = tooldeck(
+        "call", "reading", "--json", '{"reading": {"celsius": 30}}', "--tools", str(FILE_TOOLS)
+    )
+    assert (run.status, run.out) == (0, "高雄: 86°F\n")
+    run = tooldeck("call", "to_fahrenheit", "celsius=100", "--tools", f"{FILE_TOOLS}:to_fahrenheit")
+    assert (run.status, run.out) == (0, "212.0\n")
+
+
+def test_tools_module_in_the_working_directory(tmp_path: Path) -> None:
+    (tmp_path / "here_tools.py").write_text(
+        "from tooldeck import tool\n\n@tool\ndef here() -> str:\n    return 'here'\n",
+        encoding="utf-8",
+    )
+    run = tooldeck("call", "here", "--tools", "here_tools", cwd=tmp_path, PYTHONPATH="")
+    assert (run.status, run.out) == (0, "here\n")
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragments"),
+    [
+        ("broken_tools", ["'broken_tools'", "No module named 'tooldeck_missing_dependency'"]),
+        ("no_such_module", ["'no_such_module'", "ModuleNotFoundError"]),
+        ("bad_definition", ["'bad_definition'", "ToolDefinitionError", "spread", "numbers"]),
+        ("empty_module", ["'empty_module'", "no tools"]),
+        ("cli_tools:nope", ["'cli_tools'", "'nope'"]),
+        ("cli_tools:ANSWER_IS_MISSING", ["ANSWER_IS_MISSING"]),
+        ("missing/file.py", ["missing/file.py", "no such file"]),
+        (":attr", ["module:attr"]),
+    ],
+)
+def test_tools_that_cannot_be_loaded_exit_2(spec: str, fragments: list[str]) -> None:
+    for command in (["list"], ["schema"], ["call", "add"]):
+        assert_usage_error(tooldeck(*command, "--tools", spec), *fragments)
+
+
+# -- UTF-8, whatever the locale -----------------------------------------------------------------
+
+
+def test_utf8_survives_the_c_locale() -> None:
+    # cli_env sets LC_ALL=C without locale coercion: sys.stdout would be ASCII.
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.stdout.encoding)"],
+        capture_output=True,
+        env=cli_env(),
+        timeout=TIMEOUT,
+        check=True,
+    )
+    assert probe.stdout.decode().strip().lower() in {"ascii", "ansi_x3.4-1968", "us-ascii"}
+    run = tooldeck("call", "where", "city=台北", "--tools", "cli_tools")
+    assert run.status == 0, run.err
+    assert run.json()["city"] == "台北"
+    assert "台灣" in run.out
+    # The error goes to stderr, in UTF-8 too; no network call for an unsupported city.
+    refused = tooldeck("call", "get_weather", "city=東京")
+    assert refused.status == 1
+    assert refused.err.startswith("Error: unsupported_city")
+    assert "東京" in refused.err
+
+
+class _OpenMeteo(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = json.dumps(
+            {
+                "current": {
+                    "temperature_2m": 22.5,
+                    "apparent_temperature": 24.1,
+                    "relative_humidity_2m": 75,
+                    "weather_code": 2,
+                    "wind_speed_10m": 12.3,
+                }
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def weather_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OpenMeteo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1/forecast"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("face", [[], ["--async"]])
+def test_call_the_builtin_weather_tool(weather_url: str, face: list[str]) -> None:
+    run = tooldeck(
+        "call", "get_weather", "city=Taipei", "include_details=true", *face,
+        TOOLDECK_WEATHER_URL=weather_url,
+    )  # fmt: skip
+    assert run.status == 0, run.err
+    answer = run.json()
+    assert answer["city"] == "台北"
+    assert answer["temperature"] == 22.5
+    assert answer["humidity"] == 75
+    assert '"台北"' in run.out
+
+
+# -- serve ------------------------------------------------------------------------------------
+
+
+async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
+    pytest.importorskip("tooldeck.mcp", reason="tooldeck.mcp (serve) is not written yet")
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    env = {k: v for k, v in cli_env().items() if k != "PYTHONCOERCECLOCALE"}
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "tooldeck", "serve", "--tools", "cli_tools"],
+        env=env,
+        keep_alive=False,
+    )
+    async with asyncio.timeout(TIMEOUT), Client(transport) as client:
+        tools = {t.name: t for t in await client.list_tools()}
+        assert "add" in tools
+        assert "hidden" not in tools
+        assert tools["add"].inputSchema["properties"]["b"]["description"] == "second addend"
+        added = await client.call_tool("add", {"a": 1, "b": 2})
+        assert added.data == 3
+        where = await client.call_tool("where", {"city": "高雄"})
+        assert where.structured_content is not None
+        assert where.data["city"] == "高雄"
+        failed = await client.call_tool("explode", {}, raise_on_error=False)
+        assert failed.is_error
