@@ -152,7 +152,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         if obj is None:
             raise ToolDefinitionError("register() needs a function, a Tool or a BaseTool")
         description = desc if description is None else description
-        extra_tags = tags
+        extra_tags = None if tags is None else normalise_tags(tags)  # fail before storing
         if isinstance(obj, Tool):
             new = obj
         elif isinstance(obj, BaseTool):
@@ -171,7 +171,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         else:
             raise ToolDefinitionError(f"cannot register {obj!r}: not callable")
         self.register_many([new], replace=replace)
-        if extra_tags is not None:
+        if extra_tags:
             self.tag([new.name], extra_tags)
         return new
 
@@ -184,6 +184,9 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     def register_many(self, tools: Iterable[Tool[..., Any]], *, replace: bool = False) -> None:
         """Register several tools atomically: all of them, or (on a clash) none."""
         tools = list(tools)
+        names = [t.name for t in tools]
+        if len(set(names)) != len(names):
+            raise DuplicateToolError(next(n for n in names if names.count(n) > 1))
         with self._lock:
             for new in tools:
                 old = self._tools.get(new.name)
@@ -397,8 +400,16 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
         return found.run_sync(arguments)
 
-    # RunGPT's name for the Agently face.
-    call = call_tool
+    def call(self, name: str, arguments: Arguments = None, /, **kwargs: Any) -> str:
+        """RunGPT's face: keyword arguments in, the result's text out.
+
+        ``registry.call("search", query="x")`` → ``str(ToolResult)``: the data (JSON
+        unless it is a ``str``) or ``"Error: <message>"``.
+        """
+        found = self.get(name)
+        if found is None:
+            return f"Error: Tool '{clip(name)}' not found"
+        return str(found.run_sync(arguments, **kwargs))
 
     # -- exporting ----------------------------------------------------------------------
 

@@ -22,15 +22,16 @@ import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 import pydantic
 from pydantic import ConfigDict
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema
+from pydantic.json_schema import CoreSchemaOrFieldType, GenerateJsonSchema
 from pydantic_core import CoreSchema, PydanticUndefined, SchemaValidator
 from pydantic_core import core_schema as cs
 from typing_extensions import Doc
+from typing_inspection.introspection import get_literal_values
 
 from ._docstrings import parse_docstring
 from ._jsonschema import clean_schema
@@ -284,9 +285,28 @@ def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
     return clean(cs.typed_dict_schema(fields, extra_behavior="forbid"))
 
 
+class _JsonSchemaGenerator(GenerateJsonSchema):
+    """pydantic's generator, minus its per-instance cost.
+
+    ``GenerateJsonSchema.__init__`` rebuilds a table of ~70 handler methods from the
+    ``CoreSchemaOrFieldType`` literal every time; a tool needs two generators, so the
+    table's method names are computed once per class and only bound per instance.
+    """
+
+    _names: ClassVar[tuple[tuple[str, str], ...] | None] = None
+
+    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], Any]]:
+        names = type(self)._names
+        if names is None:
+            keys = get_literal_values(CoreSchemaOrFieldType)
+            names = tuple((k, f"{k.replace('-', '_')}_schema") for k in keys)
+            type(self)._names = names
+        return {key: getattr(self, name) for key, name in names}
+
+
 def _json_schema(core: CoreSchema, tool_name: str, what: str = "parameters") -> dict[str, Any]:
     try:
-        return GenerateJsonSchema().generate(core, mode="validation")
+        return _JsonSchemaGenerator().generate(core, mode="validation")
     except Exception as exc:
         raise ToolDefinitionError(
             f"no JSON Schema can describe its {what} ({exc})", tool=tool_name

@@ -95,14 +95,32 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     if threading.current_thread() is _loop_thread:
         # Called from a coroutine already running on the background loop (a sync tool
         # calling an async one): blocking that loop on itself would deadlock.
-        result: R = call_in_thread(asyncio.run, (coro,), {}, timeout=None)
-        return result
-    future = asyncio.run_coroutine_threadsafe(coro, background_loop())
+        return _unwrap(call_in_thread(asyncio.run, (_capture(coro),), {}, timeout=None))
+    future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
-        return future.result()
+        return _unwrap(future.result())
     except BaseException:
         future.cancel()  # KeyboardInterrupt while waiting: stop the coroutine too
         raise
+
+
+async def _capture(awaitable: Awaitable[R]) -> tuple[R | None, BaseException | None]:
+    """Await, catching ``KeyboardInterrupt``/``SystemExit`` to re-raise at the caller.
+
+    asyncio re-raises those two out of the event loop itself, which would stop the
+    background loop (or escape ``asyncio.run``) instead of reaching the caller.
+    """
+    try:
+        return await awaitable, None
+    except (KeyboardInterrupt, SystemExit) as exc:
+        return None, exc
+
+
+def _unwrap(outcome: tuple[R | None, BaseException | None]) -> R:
+    value, exc = outcome
+    if exc is not None:
+        raise exc
+    return cast(R, value)
 
 
 async def with_timeout(awaitable: Awaitable[R], timeout: float) -> R:
@@ -114,7 +132,7 @@ async def with_timeout(awaitable: Awaitable[R], timeout: float) -> R:
     Raises:
         CallTimeout: the timeout fired.
     """
-    task = asyncio.ensure_future(awaitable)
+    task = asyncio.ensure_future(_capture(awaitable))
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout)
     except BaseException:  # cancelled from outside: cancel the work too
@@ -123,7 +141,7 @@ async def with_timeout(awaitable: Awaitable[R], timeout: float) -> R:
     if not done:
         task.cancel()
         raise CallTimeout
-    return task.result()
+    return _unwrap(task.result())
 
 
 def syncify(func: Callable[P, Awaitable[R]] | Callable[P, R]) -> Callable[P, R]:
