@@ -165,6 +165,8 @@ def _strict(node: Any, walk: _Walk, path: str) -> Schema:
         return _strict(merged, walk, path)
     if "allOf" in node:
         return _strict(_merge_all_of(node, walk, path), walk, path)
+    if "oneOf" in node:
+        _check_one_of(node, walk, path)
     out: Schema = {}
     for key, value in node.items():
         _strict_keyword(out, key, value, walk, path)
@@ -181,7 +183,7 @@ def _strict_keyword(out: Schema, key: str, value: Any, walk: _Walk, path: str) -
             out[key] = value
     elif key == "items":
         out[key] = _strict(value, walk, path + "[]")
-    elif key in ("anyOf", "oneOf"):  # oneOf → anyOf: Pydantic's oneOf branches are disjoint
+    elif key in ("anyOf", "oneOf"):  # oneOf → anyOf once _check_one_of found them disjoint
         out.setdefault("anyOf", []).extend(_strict(b, walk, path) for b in value)
     elif key == "$defs":
         out[key] = {k: _strict(v, walk, f"$defs.{k}") for k, v in value.items()}
@@ -189,6 +191,19 @@ def _strict_keyword(out: Schema, key: str, value: Any, walk: _Walk, path: str) -
         raise walk.fail(path, _NO_STRICT_FORM[key])
     elif key not in _STRICT_DROP and key not in ("properties", "required", "additionalProperties"):
         raise walk.fail(path, f"keyword {key!r} is outside OpenAI's strict subset")
+
+
+def _check_one_of(node: Mapping[str, Any], walk: _Walk, path: str) -> None:
+    """``oneOf`` may become ``anyOf`` only where no value matches two branches: a
+    discriminated union (Pydantic's only source of ``oneOf``), or one type per branch."""
+    if "discriminator" in node:
+        return
+    kinds = [b.get("type") if isinstance(b, Mapping) else None for b in node["oneOf"]]
+    distinct = all(isinstance(k, str) for k in kinds) and len(set(kinds)) == len(kinds)
+    if not distinct or {"integer", "number"} <= set(kinds):
+        raise walk.fail(
+            path, "'oneOf' whose branches may overlap has no strict form; use a discriminated union"
+        )
 
 
 def _merge_all_of(node: Mapping[str, Any], walk: _Walk, path: str) -> Schema:
@@ -351,11 +366,17 @@ def _gemini_keyword(
         else:
             notes.append(f"format: {value}")
     elif key in ("exclusiveMinimum", "exclusiveMaximum"):
-        step = 1 if out.get("type") == "integer" and isinstance(value, int) else 0
-        if key == "exclusiveMinimum":
-            out["minimum"] = value + step
-        else:
-            out["maximum"] = value - step
+        _gemini_exclusive(out, notes, key == "exclusiveMinimum", value)
+
+
+def _gemini_exclusive(out: Schema, notes: list[str], lower: bool, bound: Any) -> None:
+    # An integer's exclusive bound is an inclusive one, one step in; a number's becomes
+    # inclusive (Gemini has no exclusive bounds) and the description says it exactly.
+    exact = out.get("type") == "integer" and isinstance(bound, int)
+    step = (1 if lower else -1) if exact else 0
+    out["minimum" if lower else "maximum"] = bound + step
+    if not exact:
+        notes.append(f"{'greater' if lower else 'less'} than {bound}")
 
 
 def _gemini_enum(out: Schema, notes: list[str], values: list[Any] | None) -> None:

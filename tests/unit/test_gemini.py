@@ -57,7 +57,15 @@ def gemini(props: dict[str, Any], **root: Any) -> dict[str, Any]:
         ({"type": "integer", "format": "int64"}, {"type": "integer", "format": "int64"}),
         ({"type": "integer", "exclusiveMinimum": 0}, {"type": "integer", "minimum": 1}),
         ({"type": "integer", "exclusiveMaximum": 10}, {"type": "integer", "maximum": 9}),
-        ({"type": "number", "exclusiveMinimum": 0.5}, {"type": "number", "minimum": 0.5}),
+        (
+            {"type": "number", "exclusiveMinimum": 0.5, "exclusiveMaximum": 2},
+            {
+                "type": "number",
+                "minimum": 0.5,
+                "maximum": 2,
+                "description": "Greater than 0.5; less than 2",
+            },
+        ),
         (
             {"type": "number", "multipleOf": 2, "minimum": 0, "examples": [2]},
             {"type": "number", "minimum": 0},

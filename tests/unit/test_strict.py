@@ -210,6 +210,8 @@ def test_empty_parameter_list() -> None:
             "tuple",
         ),
         ({"allOf": [{"type": "integer"}, {"minimum": 1}]}, "p", "allOf"),
+        ({"oneOf": [{"type": "integer"}, {"minimum": 1}]}, "p", "'oneOf'"),
+        ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "p", "'oneOf'"),
         ({"type": "integer", "not": {"const": 3}}, "p", "'not'"),
         ({"type": "string", "x-secret": 1}, "p", "'x-secret'"),
         (
@@ -265,6 +267,7 @@ LEAVES = st.one_of(
     st.just({"type": "string", "enum": ["a", "b"]}),
     st.just({"const": 3, "type": "integer"}),
     st.just({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
+    st.just({"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}),
 )
 
 
@@ -283,13 +286,26 @@ def objects(draw: st.DrawFn, children: st.SearchStrategy[dict[str, Any]]) -> dic
     return out
 
 
+def discriminated(branches: list[dict[str, Any]]) -> dict[str, Any]:
+    """A discriminated union, as Pydantic writes one: disjoint by a `kind` constant."""
+    tagged = [
+        {
+            **b,
+            "properties": {**b["properties"], "kind": {"const": f"k{i}", "type": "string"}},
+            "required": [*(r for r in b["required"] if r != "kind"), "kind"],
+        }
+        for i, b in enumerate(branches)
+    ]
+    return {"oneOf": tagged, "discriminator": {"propertyName": "kind"}}
+
+
 SCHEMAS = st.recursive(
     LEAVES,
     lambda children: st.one_of(
         objects(children),
         children.map(lambda s: {"type": "array", "items": s}),
         st.lists(children, min_size=2, max_size=3).map(lambda bs: {"anyOf": bs}),
-        st.lists(children, min_size=2, max_size=2).map(lambda bs: {"oneOf": bs}),
+        st.lists(objects(children), min_size=2, max_size=3).map(discriminated),
     ),
     max_leaves=12,
 )
