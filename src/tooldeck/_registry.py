@@ -52,7 +52,7 @@ class _DefaultRegistryMeta(type):
     def __getattribute__(cls, name: str) -> Any:
         attr = super().__getattribute__(name)
         if name[0] != "_" and name != "default" and isinstance(attr, types.FunctionType):
-            return types.MethodType(attr, cls.default())  # type: ignore[attr-defined]
+            return types.MethodType(attr, cls.default())
         return attr
 
 
@@ -79,9 +79,9 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         registry = _default_registry[0]
         if registry is None:
             with _default_lock:
-                if _default_registry[0] is None:
-                    _default_registry[0] = ToolRegistry()
                 registry = _default_registry[0]
+                if registry is None:
+                    registry = _default_registry[0] = ToolRegistry()
         return registry
 
     # -- registering --------------------------------------------------------------------

@@ -95,7 +95,10 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     if threading.current_thread() is _loop_thread:
         # Called from a coroutine already running on the background loop (a sync tool
         # calling an async one): blocking that loop on itself would deadlock.
-        return _unwrap(call_in_thread(asyncio.run, (_capture(coro),), {}, timeout=None))
+        outcome: tuple[R | None, BaseException | None] = call_in_thread(
+            asyncio.run, (_capture(coro),), {}, timeout=None
+        )
+        return _unwrap(outcome)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
         return _unwrap(future.result())
