@@ -11,6 +11,7 @@ import ast
 import asyncio
 import inspect
 import re
+import sys
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,12 +52,16 @@ def test_python_blocks_run(page: Path, fresh_default_registry: None) -> None:
     namespace = module.__dict__
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
-    for line, source in blocks:
-        code = compile(source, f"{page.relative_to(ROOT)}:{line}", "exec", flags=flags)
-        if code.co_flags & inspect.CO_COROUTINE:  # top-level await: give it a loop
-            asyncio.run(eval(code, namespace))  # noqa: S307 - the docs are ours
-        else:
-            exec(code, namespace)  # noqa: S102
+    sys.modules[module.__name__] = module  # dataclasses and pydantic look classes up here
+    try:
+        for line, source in blocks:
+            code = compile(source, f"{page.relative_to(ROOT)}:{line}", "exec", flags=flags)
+            if code.co_flags & inspect.CO_COROUTINE:  # top-level await: give it a loop
+                asyncio.run(eval(code, namespace))  # noqa: S307 - the docs are ours
+            else:
+                exec(code, namespace)  # noqa: S102
+    finally:
+        del sys.modules[module.__name__]
 
 
 def test_every_doc_page_is_checked() -> None:
