@@ -1,0 +1,476 @@
+"""Properties of the core, checked with hypothesis.
+
+1. Calls never raise: for arbitrary JSON-like argument dicts, arbitrary JSON text and
+   arbitrary strings, ``call_tool``, ``async_call_tool`` and ``execute`` return the
+   tool's value, an ``"Error: ..."`` string or a ``ToolResult`` — and the two faces
+   agree (one pipeline, two shapes).
+2. Schema and validator agree: for generated signatures, every argument dict the
+   exported ``parameters`` schema accepts (checked with ``jsonschema``) is accepted by
+   the tool's validator; the same holds for the strict export, where ``null`` for a
+   defaulted parameter means its default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import keyword
+import re
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal, Optional
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field
+from pydantic import v1 as pydantic_v1
+
+from tooldeck import BaseTool, Tool, ToolDefinitionError, ToolRegistry, ToolResult
+
+NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+# --- JSON-like values ------------------------------------------------------------------
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(max_size=8), children, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+
+# --- 1. calls never raise --------------------------------------------------------------
+
+
+class Point(BaseModel):
+    x: int
+    y: float = 0.0
+
+
+class SearchArgs(BaseModel):
+    query: str
+    limit: int = Field(10, ge=1)
+
+
+class SearchArgsV1(pydantic_v1.BaseModel):
+    query: str
+    limit: int = 10
+
+
+class SchemaTool(BaseTool):
+    @property
+    def name(self) -> str:
+        return "schema_tool"
+
+    @property
+    def description(self) -> str:
+        return "a BaseTool"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "tags": {"type": "array"}},
+            "required": ["a"],
+        }
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        if kwargs.get("a") == 13:
+            raise ValueError("unlucky")
+        return ToolResult.ok({"echo": kwargs})
+
+
+def build_registry() -> ToolRegistry:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def typed(
+        a: int,
+        b: str = "x",
+        c: list[int] = [],  # noqa: B006
+        d: Optional[float] = None,  # noqa: UP045
+        p: Optional[Point] = None,  # noqa: UP045
+    ) -> dict:
+        if a == 13:
+            raise ValueError("unlucky")
+        return {"echo": [a, b, c, d, p.model_dump() if p else None]}
+
+    @registry.tool
+    async def typed_async(a: int, flag: bool = False, mode: Literal["x", "y"] = "x") -> dict:
+        if a == 13:
+            raise ValueError("unlucky")
+        return {"echo": [a, flag, mode]}
+
+    @registry.tool
+    def untyped(x, y=1):
+        return {"echo": [x, y]}
+
+    @registry.tool(timeout=5)
+    def timed(a: int, b: Annotated[str, "text"] = "") -> dict:
+        if a == 13:
+            raise ValueError("unlucky")
+        return {"echo": [a, b]}
+
+    @registry.tool
+    def result_tool(a: int) -> ToolResult:
+        if a == 13:
+            return ToolResult.fail("unlucky")
+        return ToolResult.ok({"echo": a})
+
+    @registry.tool(args_schema=SearchArgs)
+    def search(**kwargs: Any) -> dict:
+        return {"echo": kwargs}
+
+    @registry.tool(args_schema=SearchArgsV1)
+    def search_v1(**kwargs: Any) -> dict:
+        return {"echo": kwargs}
+
+    @registry.tool
+    def nothing() -> dict:
+        return {"echo": None}
+
+    registry.register(SchemaTool())
+    return registry
+
+
+REGISTRY = build_registry()
+TOOL_NAMES = [t.name for t in REGISTRY]
+PARAM_NAMES = ["a", "b", "c", "d", "p", "x", "y", "flag", "mode", "query", "limit", "tags"]
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+argument_dicts = st.dictionaries(
+    st.one_of(st.sampled_from(PARAM_NAMES), st.text(max_size=8)), json_values, max_size=5
+)
+arguments = st.one_of(
+    argument_dicts,
+    argument_dicts.map(json.dumps),  # JSON text
+    json_values.map(json.dumps),  # JSON text that may not be an object
+    st.text(max_size=30),  # anything at all
+    json_values,  # a non-mapping where a mapping belongs
+)
+
+
+def check_agently(answer: Any) -> bool:
+    """The Agently face: the tool's value, or an error string. Returns success."""
+    if isinstance(answer, str):
+        assert answer.startswith("Error: "), answer
+        assert len(answer) > len("Error: ")
+        assert "Traceback" not in answer
+        return False
+    assert isinstance(answer, dict)
+    assert "echo" in answer
+    return True
+
+
+def check_result(result: Any) -> None:
+    assert isinstance(result, ToolResult)
+    if result.success:
+        assert result.error is None
+        assert isinstance(result.data, dict)
+        assert "echo" in result.data
+    else:
+        assert isinstance(result.error, str)
+        assert result.error
+        assert "Traceback" not in result.error
+        assert str(result) == f"Error: {result.error}"
+
+
+@SETTINGS
+@given(name=st.sampled_from(TOOL_NAMES), args=arguments)
+def test_calls_never_raise_and_faces_agree(
+    loop: asyncio.AbstractEventLoop, name: str, args: Any
+) -> None:
+    answer = REGISTRY.call_tool(name, args)
+    ok = check_agently(answer)
+    async_answer = loop.run_until_complete(REGISTRY.async_call_tool(name, args))
+    assert check_agently(async_answer) is ok
+    result = loop.run_until_complete(REGISTRY.execute(name, args))
+    check_result(result)
+    sync_result = REGISTRY.execute_sync(name, args)
+    check_result(sync_result)
+
+    assert result.success is ok
+    assert sync_result == result
+    assert async_answer == answer
+    if ok:
+        assert result.data == answer
+    else:
+        assert answer == f"Error: {result.error}"
+
+
+@SETTINGS
+@given(name=st.sampled_from(TOOL_NAMES), args=argument_dicts)
+def test_json_text_and_mapping_give_the_same_answer(name: str, args: dict[str, Any]) -> None:
+    """Same outcome; the wording of an error may differ (pydantic's JSON and Python
+    validators name types differently: "array" / "list")."""
+    from_text = REGISTRY.call_tool(name, json.dumps(args))
+    from_mapping = REGISTRY.call_tool(name, args)
+    assert check_agently(from_text) is check_agently(from_mapping)
+    if not isinstance(from_mapping, str):
+        assert from_text == from_mapping
+
+
+@SETTINGS
+@given(name=st.text(max_size=80), args=arguments)
+def test_unknown_names_never_raise(loop: asyncio.AbstractEventLoop, name: str, args: Any) -> None:
+    assume(name not in REGISTRY)
+    answer = REGISTRY.call_tool(name, args)
+    assert isinstance(answer, str)
+    assert answer.startswith("Can not find tool named '")
+    assert loop.run_until_complete(REGISTRY.async_call_tool(name, args)) == answer
+    result = loop.run_until_complete(REGISTRY.execute(name, args))
+    assert result.success is False
+    assert result.error.startswith("Tool '")
+    assert result.error.endswith("' not found")
+
+
+valid_names = st.one_of(
+    st.from_regex(NAME_RULE, fullmatch=True),
+    # long names, which from_regex rarely draws: every length up to the limit is valid
+    st.text(st.sampled_from("abcXYZ019_-"), min_size=50, max_size=64),
+)
+
+
+@SETTINGS
+@given(name=valid_names)
+@example(name="n" * 64)
+def test_unknown_valid_names_are_echoed_exactly(name: str) -> None:
+    """The exact strings of DESIGN.md, for every name a tool could have."""
+    assume(name not in REGISTRY)
+    assert REGISTRY.call_tool(name, {}) == f"Can not find tool named '{name}'"
+    assert REGISTRY.execute_sync(name, {}) == ToolResult.fail(f"Tool '{name}' not found")
+
+
+@SETTINGS
+@given(name=valid_names)
+@example(name="d" * 64)
+def test_disabled_message_names_the_tool_exactly(name: str) -> None:
+    registry = ToolRegistry()
+    registry.register(Tool(lambda: 1, name=name, enabled=False))
+    assert registry.call_tool(name) == f"Error: Tool '{name}' is disabled"
+    assert registry.execute_sync(name) == ToolResult.fail(f"Tool '{name}' is disabled")
+
+
+# --- 2. what the schema accepts, the validator accepts -----------------------------------
+
+
+class Inner(BaseModel):
+    x: int
+    label: Optional[str] = None  # noqa: UP045
+    scores: list[float] = []
+
+
+# (annotation source, strategy of values valid for it, may it take a default?)
+TYPE_POOL: dict[str, tuple[st.SearchStrategy[Any], bool]] = {
+    "int": (st.integers(min_value=-(2**53), max_value=2**53), True),
+    "str": (st.text(max_size=12), True),
+    "float": (st.floats(allow_nan=False, allow_infinity=False) | st.integers(-1000, 1000), True),
+    "bool": (st.booleans(), True),
+    "list[int]": (st.lists(st.integers(-1000, 1000), max_size=4), True),
+    "Optional[str]": (st.none() | st.text(max_size=12), True),
+    "Literal['red', 'green', 'blue']": (st.sampled_from(["red", "green", "blue"]), True),
+    "Literal[1, 2, 'three']": (st.sampled_from([1, 2, "three"]), True),
+    "dict[str, int]": (
+        st.dictionaries(st.text(max_size=6), st.integers(-99, 99), max_size=3),
+        True,
+    ),
+    "Inner": (
+        st.fixed_dictionaries(
+            {"x": st.integers(-99, 99)},
+            optional={
+                "label": st.none() | st.text(max_size=6),
+                "scores": st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=3),
+            },
+        ),
+        False,
+    ),
+    "Optional[Inner]": (
+        st.none() | st.fixed_dictionaries({"x": st.integers(-99, 99)}),
+        False,
+    ),
+}
+NAMESPACE = {"Optional": Optional, "Literal": Literal, "Inner": Inner, "Any": Any}
+
+identifiers = st.one_of(
+    st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True),
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+    # names that shadow pydantic's own attributes
+    st.sampled_from(["schema", "model_config", "copy", "json", "dict", "model_fields", "validate"]),
+).filter(lambda s: not keyword.iskeyword(s) and s.isidentifier())
+
+
+@st.composite
+def signatures(draw: st.DrawFn) -> list[tuple[str, str, bool, Any]]:
+    """Parameters as (name, type source, has default, default value)."""
+    names = draw(st.lists(identifiers, min_size=0, max_size=5, unique=True))
+    params = []
+    for name in names:
+        type_src = draw(st.sampled_from(sorted(TYPE_POOL)))
+        values, defaultable = TYPE_POOL[type_src]
+        has_default = defaultable and draw(st.booleans())
+        default = draw(values) if has_default else None
+        params.append((name, type_src, has_default, default))
+    return params
+
+
+def define(params: list[tuple[str, str, bool, Any]]) -> Tool[..., Any]:
+    """Compile ``def generated(*, <params>)`` that echoes its arguments, as a Tool."""
+    namespace: dict[str, Any] = dict(NAMESPACE)
+    parts = []
+    for index, (name, type_src, has_default, default) in enumerate(params):
+        if has_default:
+            namespace[f"_default_{index}"] = default
+            parts.append(f"{name}: {type_src} = _default_{index}")
+        else:
+            parts.append(f"{name}: {type_src}")
+    star = "*, " if parts else ""
+    # A closure over ``locals`` (parameters may shadow any builtin, ``dict`` included);
+    # identifiers() never draws a name as long as ``_tooldeck_locals``.
+    source = (
+        "def outer(_tooldeck_locals):\n"
+        f"    def generated({star}{', '.join(parts)}):\n"
+        "        return _tooldeck_locals()\n"
+        "    return generated\n"
+    )
+    exec(source, namespace)
+    return Tool(namespace["outer"](locals), name="generated")
+
+
+def echoed(answer: Any) -> Any:
+    """The generated function's answer without the closure's own name."""
+    if isinstance(answer, dict):
+        answer = {k: v for k, v in answer.items() if k != "_tooldeck_locals"}
+    return answer
+
+
+@st.composite
+def candidate_arguments(
+    draw: st.DrawFn, params: list[tuple[str, str, bool, Any]], nullable_defaults: bool = False
+) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for name, type_src, has_default, _ in params:
+        values, _ = TYPE_POOL[type_src]
+        choice = draw(st.integers(0, 9))
+        if has_default and choice == 0:
+            continue  # omitted: the default applies
+        if nullable_defaults and has_default and choice == 1:
+            args[name] = None  # strict mode: null means the default
+        elif choice == 2:
+            args[name] = draw(json_values)  # anything: the schema decides
+        else:
+            args[name] = draw(values)
+    return args
+
+
+def expected_echo(
+    params: list[tuple[str, str, bool, Any]], args: dict[str, Any]
+) -> dict[str, Any] | None:
+    """What the function receives, where that is plain to see (else ``None``)."""
+    echo = {}
+    for name, type_src, has_default, default in params:
+        if name not in args or (args[name] is None and has_default and type_src != "Optional[str]"):
+            echo[name] = default
+        elif type_src in ("str", "bool", "list[int]", "Optional[str]", "dict[str, int]"):
+            echo[name] = args[name]
+        else:
+            return None
+    return echo
+
+
+def accepted(tool: Tool[..., Any], args: dict[str, Any]) -> Any:
+    answer = tool.call(args)
+    assert not (isinstance(answer, str) and answer.startswith("Error: ")), (
+        f"schema accepts {args!r} but the tool answered {answer!r}"
+    )
+    via_json = tool.call(json.dumps(args))
+    assert not (isinstance(via_json, str) and via_json.startswith("Error: ")), (
+        f"schema accepts {json.dumps(args)} but the tool answered {via_json!r}"
+    )
+    assert via_json == answer
+    return echoed(answer)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), params=signatures())
+def test_schema_accepted_arguments_are_accepted(
+    data: st.DataObject, params: list[tuple[str, str, bool, Any]]
+) -> None:
+    try:
+        tool = define(params)
+    except ToolDefinitionError:
+        # DESIGN.md: a clashing name works or fails here, never later.
+        assume(False)
+        return
+    schema = tool.parameters
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert list(schema["properties"]) == [name for name, *_ in params]
+    assert sorted(schema.get("required", [])) == sorted(
+        name for name, _, has_default, _ in params if not has_default
+    )
+    validator = jsonschema.Draft202012Validator(schema)
+    for _ in range(5):
+        args = data.draw(candidate_arguments(params))
+        if not validator.is_valid(args):
+            continue
+        answer = accepted(tool, args)
+        expected = expected_echo(params, args)
+        if expected is not None:
+            assert answer == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), params=signatures())
+def test_strict_schema_accepted_arguments_are_accepted(
+    data: st.DataObject, params: list[tuple[str, str, bool, Any]]
+) -> None:
+    try:
+        tool = define(params)
+        schema = tool.export("openai", strict=True)["function"]["parameters"]
+    except ToolDefinitionError:
+        assume(False)  # free-form dicts cannot be strict; clashing names may fail
+        return
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert sorted(schema["required"]) == sorted(name for name, *_ in params)
+    validator = jsonschema.Draft202012Validator(schema)
+    for _ in range(5):
+        args = data.draw(candidate_arguments(params, nullable_defaults=True))
+        if not validator.is_valid(args):
+            continue
+        answer = accepted(tool, args)
+        expected = expected_echo(params, args)
+        if expected is not None:
+            assert answer == expected
+
+
+def test_define_builds_the_expected_function() -> None:
+    """The generator itself: a known signature gives the known schema and echo."""
+    tool = define([("n", "int", False, None), ("s", "str", True, "d")])
+    assert tool.parameters == {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "s": {"type": "string", "default": "d"}},
+        "required": ["n"],
+    }
+    assert echoed(tool.call({"n": "4"})) == {"n": 4, "s": "d"}
+    assert echoed(define([("dict", "int", False, None)]).call({"dict": 1})) == {"dict": 1}
