@@ -138,12 +138,11 @@ class _Session:
         # A failed call may be the server's fault (say, a result that breaks its own
         # output schema) on a healthy session that other calls share: only a session
         # that cannot answer a ping is dropped.
-        try:
-            await asyncio.wait_for(client.ping(), _PING_TIMEOUT)
-        except Exception:
-            if self._client is client:
-                self._client = None
-            await _quietly_close(client)
+        if await _answers(client):
+            return
+        if self._client is client:
+            self._client = None
+        await _quietly_close(client)
 
     async def _close(self) -> None:
         client, self._client = self._client, None
@@ -158,6 +157,22 @@ def _new_client(transport: Any) -> fastmcp.Client[Any]:
     if isinstance(transport, Client):
         return transport.new()  # same configuration, a session of our own
     return Client(transport)
+
+
+async def _answers(client: fastmcp.Client[Any]) -> bool:
+    """Whether the server at the other end of ``client`` still answers."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    try:
+        await asyncio.wait_for(client.ping(), _PING_TIMEOUT)
+    except MCPError as exc:
+        # An error *answer* is a sign of life: servers of the stateless 2026 protocol
+        # era answer `ping` with "method not found".
+        return exc.code != CONNECTION_CLOSED
+    except Exception:
+        return False
+    return True
 
 
 async def _quietly_close(client: fastmcp.Client[Any]) -> None:

@@ -1,0 +1,165 @@
+"""Over real transports: a served registry in a subprocess, over stdio and streamable HTTP.
+
+The server is ``mcp_servers/serve_registry.py`` (``registry.serve(...)`` from argv).
+Each test imports it with ``use_mcp``, calls it 50 times at once over the one session,
+kills the server, sees the §7.2 failure value (``None``), brings the server back and
+sees the next call succeed. HTTP servers bind to 127.0.0.1 on a free port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
+from mcp.shared.exceptions import MCPError
+
+from tooldeck import ToolRegistry
+
+SCRIPT = Path(__file__).parent / "mcp_servers" / "serve_registry.py"
+STARTUP = 30.0  # seconds a server may take to listen (a cold import of fastmcp is slow)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class HttpServer:
+    """``serve_registry.py http PORT`` in a subprocess; killed and restarted at will."""
+
+    def __init__(self, port: int, env: dict[str, str] | None = None) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(SCRIPT), "http", str(self.port)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + STARTUP
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the server did not start listening")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+@pytest.fixture
+def http_server() -> Iterator[HttpServer]:
+    server = HttpServer(free_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+async def registry() -> AsyncIterator[ToolRegistry]:
+    registry = ToolRegistry()
+    try:
+        yield registry
+    finally:
+        await registry.aclose()
+
+
+async def fifty_concurrent_calls(registry: ToolRegistry) -> None:
+    answers = await asyncio.gather(
+        *(registry.async_call_tool("shout", {"text": f"hi{i}"}) for i in range(50))
+    )
+    assert answers == [{"text": f"HI{i} "} for i in range(50)]
+
+
+async def test_stdio_concurrency_death_and_return(registry: ToolRegistry) -> None:
+    proxies = await registry.async_use_mcp(StdioTransport(sys.executable, [str(SCRIPT), "stdio"]))
+    assert [p.name for p in proxies] == ["add", "shout", "pid", "refuse"]
+    assert registry.get("add").tags == ("math",)  # type: ignore[union-attr]
+    await fifty_concurrent_calls(registry)
+    pids = {await registry.async_call_tool("pid", {}) for _ in range(5)}
+    assert len(pids) == 1  # one server process served every call
+    assert await registry.async_call_tool("refuse", {"reason": "no"}) == {"error": "no"}
+
+    os.kill(pids.pop(), signal.SIGKILL)
+    assert await registry.async_call_tool("add", {"a": 1, "b": 2}) is None
+    # the next call starts the server again
+    assert await registry.async_call_tool("add", {"a": 1, "b": 2}) == 3
+    assert await registry.async_call_tool("pid", {}) not in pids
+
+
+async def test_http_concurrency_death_and_return(
+    registry: ToolRegistry, http_server: HttpServer
+) -> None:
+    proxies = await registry.async_use_mcp(http_server.url, tags="remote")
+    assert [p.name for p in proxies] == ["add", "shout", "pid", "refuse"]
+    assert registry.get("add").tags == ("math", "remote")  # type: ignore[union-attr]
+    await fifty_concurrent_calls(registry)
+    assert len({await registry.async_call_tool("pid", {}) for _ in range(5)}) == 1
+
+    http_server.kill()
+    assert await registry.async_call_tool("add", {"a": 1}) is None
+    assert await registry.async_call_tool("add", {"a": 1}) is None  # still down
+    http_server.start()
+    assert await registry.async_call_tool("add", {"a": 1}) == 1
+    await fifty_concurrent_calls(registry)
+
+
+def test_http_from_sync_code(http_server: HttpServer) -> None:
+    with ToolRegistry() as registry:
+        registry.use_mcp(http_server.url)
+        assert registry.call_tool("add", {"a": 20, "b": 22}) == 42
+        assert registry.call_tool("add", {"a": "x"}).startswith("Error: Invalid arguments")
+
+
+async def test_a_token_protected_server_rejects_a_client_without_it(
+    registry: ToolRegistry,
+) -> None:
+    server = HttpServer(free_port(), env={"TOOLDECK_MCP_TOKEN": "s3cret"})
+    server.start()
+    try:
+        for auth in (None, "wrong"):
+            with pytest.raises(MCPError, match="error response"):
+                async with Client(server.url, auth=auth) as client:
+                    await client.list_tools()
+            with pytest.raises(MCPError, match="error response"):
+                await registry.async_use_mcp(StreamableHttpTransport(server.url, auth=auth))
+        assert len(registry) == 0
+
+        await registry.async_use_mcp(StreamableHttpTransport(server.url, auth="s3cret"))
+        assert await registry.async_call_tool("add", {"a": 2}) == 2
+    finally:
+        server.kill()
+
+
+def test_serve_rejects_an_unknown_transport_and_a_token_on_stdio() -> None:
+    registry = ToolRegistry()
+    with pytest.raises(ValueError, match="unknown MCP transport"):
+        registry.serve("sse")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="token"):
+        registry.serve("stdio", token="x")
