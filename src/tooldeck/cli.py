@@ -228,6 +228,14 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         "--token",
         help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set)",
     )
+    parser.add_argument("--name", default="tooldeck", help="the server name clients see")
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        metavar="TAG",
+        help="serve only tools carrying this tag (repeat for several: any of them)",
+    )
     parser.set_defaults(run=run_serve)
 
 
@@ -502,11 +510,18 @@ def _to_text(value: Any) -> str:
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck serve``: the registry as an MCP server, until interrupted."""
-    if not len(registry.list_tools()):
+    if options.token and options.transport == "stdio":
+        raise UsageError("--token protects the HTTP transport; add --transport http")
+    if not registry.list_tools(options.tags):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
         registry.serve(
-            transport=options.transport, host=options.host, port=options.port, token=options.token
+            transport=options.transport,
+            host=options.host,
+            port=options.port,
+            token=options.token,
+            name=options.name,
+            tags=options.tags,
         )
     except ImportError as exc:  # the `mcp` extra is missing
         raise UsageError(_first_line(exc)) from exc

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tooldeck import ToolRegistry
@@ -339,8 +341,12 @@ def test_tools_module_in_the_working_directory(tmp_path: Path) -> None:
     ],
 )
 def test_tools_that_cannot_be_loaded_exit_2(spec: str, fragments: list[str]) -> None:
-    for command in (["list"], ["schema"], ["call", "add"]):
-        assert_usage_error(tooldeck(*command, "--tools", spec), *fragments)
+    assert_usage_error(tooldeck("list", "--tools", spec), *fragments)
+
+
+@pytest.mark.parametrize("command", [["schema"], ["call", "add"]])
+def test_every_command_reports_a_module_that_fails_to_import(command: list[str]) -> None:
+    assert_usage_error(tooldeck(*command, "--tools", "broken_tools"), "'broken_tools'")
 
 
 # -- UTF-8, whatever the locale -----------------------------------------------------------------
@@ -420,22 +426,21 @@ def test_call_the_builtin_weather_tool(weather_url: str, face: list[str]) -> Non
 
 
 async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
-    pytest.importorskip("tooldeck.mcp", reason="tooldeck.mcp (serve) is not written yet")
+    pytest.importorskip("fastmcp")
     from fastmcp import Client
     from fastmcp.client.transports import StdioTransport
 
-    env = {k: v for k, v in cli_env().items() if k != "PYTHONCOERCECLOCALE"}
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "tooldeck", "serve", "--tools", "cli_tools"],
-        env=env,
+        env=cli_env(),
         keep_alive=False,
     )
     async with asyncio.timeout(TIMEOUT), Client(transport) as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert "add" in tools
         assert "hidden" not in tools
-        assert tools["add"].inputSchema["properties"]["b"]["description"] == "second addend"
+        assert tools["add"].input_schema["properties"]["b"]["description"] == "second addend"
         added = await client.call_tool("add", {"a": 1, "b": 2})
         assert added.data == 3
         where = await client.call_tool("where", {"city": "高雄"})
@@ -443,3 +448,64 @@ async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
         assert where.data["city"] == "高雄"
         failed = await client.call_tool("explode", {}, raise_on_error=False)
         assert failed.is_error
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
+    for _ in range(int(TIMEOUT / 0.1)):
+        if process.poll() is not None:
+            raise AssertionError(f"tooldeck serve exited with {process.returncode}")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        return
+    raise AssertionError("tooldeck serve did not listen in time")
+
+
+async def test_serve_over_http_with_a_token_and_tags() -> None:
+    pytest.importorskip("fastmcp")
+    from fastmcp import Client
+
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "tooldeck", "serve", "--transport", "http",
+            "--port", str(port), "--tag", "text", "--tools", "cli_tools",
+        ],
+        env=cli_env(TOOLDECK_MCP_TOKEN="s3cret"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with asyncio.timeout(TIMEOUT), Client(url, auth="s3cret") as client:
+            assert sorted(t.name for t in await client.list_tools()) == ["echo", "shout"]
+            shouted = await client.call_tool("shout", {"text": "台北"})
+            assert shouted.data == "台北!"
+        async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:
+            for headers in ({}, {"Authorization": "Bearer wrong"}):
+                refused = await http.post(url, json={}, headers=headers)
+                assert refused.status_code == 401
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_serve_usage_errors() -> None:
+    assert_usage_error(tooldeck("serve", "--token", "x"), "--transport http")
+    assert_usage_error(tooldeck("serve", "--transport", "carrier-pigeon"), "carrier-pigeon")
+    assert_usage_error(tooldeck("serve", "--tools", "broken_tools"), "broken_tools")
