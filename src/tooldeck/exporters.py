@@ -245,7 +245,9 @@ def _nullable(schema: Schema) -> Schema:
 
 # --- Gemini -----------------------------------------------------------------------------
 
-# google.genai.types.Schema fields (an OpenAPI 3.0 subset), kept as they are.
+# google.genai.types.Schema fields (an OpenAPI 3.0 subset), kept as they are. Not
+# `additionalProperties`: the SDK type has it (for Vertex AI), but the Gemini API answers
+# 400 "Unknown name \"additionalProperties\"", so it is dropped, `false` included.
 _GEMINI_KEEP = frozenset(
     {
         "title", "description", "default", "example", "pattern", "minLength", "maxLength",
@@ -358,8 +360,6 @@ def _gemini_keyword(
         out[key] = _gemini(value, walk, path + "[]")
     elif key == "prefixItems":  # a tuple: any of its item types, at its fixed length
         out["items"] = _gemini({"anyOf": _unique(value)}, walk, path + "[]")
-    elif key == "additionalProperties" and isinstance(value, bool):
-        out[key] = value
     elif key == "format":
         if value in _GEMINI_FORMATS.get(out.get("type", ""), ()):
             out[key] = value
