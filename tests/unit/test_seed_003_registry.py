@@ -5,6 +5,7 @@ empty, and execution by name with JSON arguments."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Annotated, Any
 
@@ -27,19 +28,18 @@ def make_tool(name: str, value: Any = None) -> Tool[..., Any]:
     from a factory closure would share module and qualified name, which DESIGN.md
     treats as the same function decorated again (a replacement, not a clash).
     """
-    global _made
-    _made += 1
+    made = next(_made)  # threads call this concurrently: no read-modify-write race
     namespace: dict[str, Any] = {"value": value}
     exec(
-        f"def func_{_made}(x: int = 0):\n    return value if value is not None else x\n",
+        f"def func_{made}(x: int = 0):\n    return value if value is not None else x\n",
         namespace,
     )
-    func = namespace[f"func_{_made}"]
+    func = namespace[f"func_{made}"]
     func.__module__ = __name__
     return Tool(func, name=name, description=f"the {name} tool")
 
 
-_made = 0
+_made = itertools.count(1)
 
 
 class Opaque:
