@@ -172,6 +172,8 @@ def _strict(node: Any, walk: _Walk, path: str) -> Schema:
         _strict_keyword(out, key, value, walk, path)
     if _is_object(node):
         _close_object(out, node, walk, path)
+    elif node.get("type") == "array" and "items" not in node:
+        raise walk.fail(path, "a list of any values cannot be strict; give its item type")
     return out
 
 
@@ -309,6 +311,8 @@ def _gemini(node: Any, walk: _GeminiWalk, path: str) -> Schema:
     out = _gemini_typed(node, walk, path)
     if "type" not in out:
         raise walk.fail(path, "accepts any value; Gemini needs a type, annotate it")
+    if out["type"] == "array" and "items" not in out:
+        raise walk.fail(path, "a list of any values; Gemini needs its item type")
     return out
 
 
@@ -408,6 +412,8 @@ def _gemini_union(node: Mapping[str, Any], walk: _GeminiWalk, path: str) -> Sche
         del outer["default"]
     if any(_is_null(b) for b in raw):
         outer["nullable"] = True
+    if not branches:  # null alone
+        return {**_NULL, **{k: v for k, v in outer.items() if k != "nullable"}}
     if len(branches) == 1:  # X | None: one schema, nullable
         return {**branches[0], **outer}
     # Gemini 3 wants anyOf alone on its node ("When using any_of, it must be the only

@@ -121,6 +121,7 @@ def gemini(props: dict[str, Any], **root: Any) -> dict[str, Any]:
             {"oneOf": [{"type": "integer"}, {"type": "boolean"}], "discriminator": {}},
             {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},
         ),
+        ({"anyOf": [NULL], "description": "nothing"}, {"type": "null", "description": "nothing"}),
         (
             {"allOf": [{"type": "integer"}], "description": "d"},
             {"type": "integer", "description": "d"},
@@ -179,13 +180,18 @@ def test_recursive_model_raises_naming_the_parameter() -> None:
 
 @pytest.mark.parametrize(
     ("schema", "param"),
-    [({}, "p"), ({"description": "anything"}, "p"), ({"type": "array", "items": {}}, "p[]")],
+    [
+        ({}, "p"),
+        ({"description": "anything"}, "p"),
+        ({"type": "array", "items": {}}, "p[]"),
+        ({"type": "array"}, "p"),
+    ],
 )
 def test_a_value_of_any_type_raises(schema: dict[str, Any], param: str) -> None:
     with pytest.raises(ToolDefinitionError) as info:
         to_gemini_schema({"type": "object", "properties": {"p": schema}}, tool="t")
     assert info.value.param == param
-    assert "needs a type" in info.value.reason
+    assert "Gemini needs" in info.value.reason
 
 
 def test_declaration_without_parameters_omits_them() -> None:

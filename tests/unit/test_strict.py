@@ -204,6 +204,7 @@ def test_empty_parameter_list() -> None:
         ({}, "p", "any value"),
         ({"description": "anything"}, "p", "any value"),
         ({"type": "array", "items": {}}, "p[]", "any value"),
+        ({"type": "array"}, "p", "item type"),
         (
             {"type": "array", "prefixItems": [{"type": "integer"}], "minItems": 1},
             "p",
