@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import threading
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,6 +63,7 @@ TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 HTTP_PATH = "/mcp"
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _PING_TIMEOUT = 5.0  # seconds a liveness probe may take after a failed call
+_OPEN_TIMEOUT = 60.0  # seconds opening a session may take (fastmcp waits forever by default)
 
 
 def _fastmcp() -> Any:
@@ -156,7 +158,7 @@ def _new_client(transport: Any) -> fastmcp.Client[Any]:
 
     if isinstance(transport, Client):
         return transport.new()  # same configuration, a session of our own
-    return Client(transport)
+    return Client(transport, init_timeout=_OPEN_TIMEOUT)
 
 
 async def _answers(client: fastmcp.Client[Any]) -> bool:
@@ -202,9 +204,16 @@ def _state(registry: ToolRegistry) -> _State:
         with registry._lock:
             if registry._mcp_state is None:
                 registry._mcp_state = _State()
+                # A registry dropped without close() still ends its sessions (and
+                # the stdio servers they started).
+                weakref.finalize(registry, _close_soon, registry._mcp_state)
             state = registry._mcp_state
     assert isinstance(state, _State)
     return state
+
+
+def _close_soon(state: _State) -> None:
+    asyncio.run_coroutine_threadsafe(_close_all(state), background_loop())
 
 
 def _server_key(transport: Any) -> Any:
@@ -239,13 +248,7 @@ def use_mcp(
         ImportError: ``fastmcp`` is not installed.
     """
     _fastmcp()
-    loop = background_loop()
-    if threading.current_thread() is _loop_thread(loop):
-        raise RuntimeError("use_mcp() would block tooldeck's event loop; await async_use_mcp()")
-    future = asyncio.run_coroutine_threadsafe(
-        async_use_mcp(registry, transport, tags=tags, replace=replace), loop
-    )
-    return future.result()
+    return _run_sync(async_use_mcp(registry, transport, tags=tags, replace=replace))
 
 
 async def async_use_mcp(
@@ -256,8 +259,14 @@ async def async_use_mcp(
     extra = normalise_tags(tags)
     state, key = _state(registry), _server_key(transport)
     with state.lock:
-        session = state.sessions.get(key) or _Session(transport)
-    remote = await session.list_tools()
+        known = state.sessions.get(key)
+    session = known or _Session(transport)
+    try:
+        remote = await session.list_tools()
+    except BaseException:
+        if known is None:
+            await session.aclose()
+        raise
     proxies = [_proxy(session, tool, extra) for tool in remote]
     with registry._lock, state.lock:
         previous = state.imported.get(key, {})
@@ -372,26 +381,35 @@ def _error_text(result: mcp_types.CallToolResult) -> str:
 async def aclose(registry: ToolRegistry) -> None:
     """Close the sessions opened for this registry's proxies (they reopen on use)."""
     state = registry._mcp_state
-    if not isinstance(state, _State):
-        return
+    if isinstance(state, _State):
+        await _close_all(state)
+
+
+def close(registry: ToolRegistry) -> None:
+    """Sync twin of :func:`aclose`."""
+    _run_sync(aclose(registry))
+
+
+async def _close_all(state: _State) -> None:
     with state.lock:
         sessions = list(state.sessions.values())
     for session in sessions:
         await session.aclose()
 
 
-def close(registry: ToolRegistry) -> None:
-    """Sync twin of :func:`aclose`."""
-    loop = background_loop()
-    if threading.current_thread() is _loop_thread(loop):
-        raise RuntimeError("close() would block tooldeck's event loop; await aclose()")
-    asyncio.run_coroutine_threadsafe(aclose(registry), loop).result()
-
-
-def _loop_thread(loop: asyncio.AbstractEventLoop) -> threading.Thread | None:
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the background loop and wait for it, from synchronous code."""
     from . import _shifting
 
-    return _shifting._loop_thread if loop is _shifting._loop else None
+    if threading.current_thread() is _shifting._loop_thread:
+        coro.close()
+        raise RuntimeError("a sync MCP call would block tooldeck's event loop; await its twin")
+    future = asyncio.run_coroutine_threadsafe(coro, background_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # interrupted while waiting: stop the coroutine too
+        raise
 
 
 # -- serving --------------------------------------------------------------------------------

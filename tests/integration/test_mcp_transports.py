@@ -9,6 +9,7 @@ sees the next call succeed. HTTP servers bind to 127.0.0.1 on a free port.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import socket
@@ -97,7 +98,17 @@ async def fifty_concurrent_calls(registry: ToolRegistry) -> None:
     assert answers == [{"text": f"HI{i} "} for i in range(50)]
 
 
-async def test_stdio_concurrency_death_and_return(registry: ToolRegistry) -> None:
+def gone(pid: int) -> bool:
+    """Whether a process has exited (a zombie counts: it no longer runs)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}
+
+
+async def test_stdio_concurrency_death_and_return() -> None:
+    registry = ToolRegistry()
     proxies = await registry.async_use_mcp(StdioTransport(sys.executable, [str(SCRIPT), "stdio"]))
     assert [p.name for p in proxies] == ["add", "shout", "pid", "refuse"]
     assert registry.get("add").tags == ("math",)  # type: ignore[union-attr]
@@ -106,11 +117,21 @@ async def test_stdio_concurrency_death_and_return(registry: ToolRegistry) -> Non
     assert len(pids) == 1  # one server process served every call
     assert await registry.async_call_tool("refuse", {"reason": "no"}) == {"error": "no"}
 
-    os.kill(pids.pop(), signal.SIGKILL)
+    first = pids.pop()
+    os.kill(first, signal.SIGKILL)
     assert await registry.async_call_tool("add", {"a": 1, "b": 2}) is None
     # the next call starts the server again
     assert await registry.async_call_tool("add", {"a": 1, "b": 2}) == 3
-    assert await registry.async_call_tool("pid", {}) not in pids
+    second = await registry.async_call_tool("pid", {})
+    assert second != first
+
+    # a registry dropped without close() still stops the server it started
+    del registry, proxies
+    gc.collect()
+    deadline = time.monotonic() + 15
+    while not gone(second) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert gone(second)
 
 
 async def test_http_concurrency_death_and_return(
