@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -509,3 +509,58 @@ def test_serve_usage_errors() -> None:
     assert_usage_error(tooldeck("serve", "--token", "x"), "--transport http")
     assert_usage_error(tooldeck("serve", "--transport", "carrier-pigeon"), "carrier-pigeon")
     assert_usage_error(tooldeck("serve", "--tools", "broken_tools"), "broken_tools")
+
+
+# -- in process: main() itself ------------------------------------------------------------------
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fixture modules importable; the default registry and sys.modules restored after."""
+    from tooldeck import _registry
+
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    monkeypatch.setattr(_registry, "_default_registry", [None])
+    before = set(sys.modules)
+    try:
+        yield
+    finally:
+        for name in set(sys.modules) - before:
+            if name in {"cli_tools", "file_tools", "units", "broken_tools"}:
+                del sys.modules[name]
+
+
+def test_main_in_process(in_process: None, capsys: pytest.CaptureFixture[str]) -> None:
+    from tooldeck.cli import main
+
+    assert main(["call", "add", "a=1", "b=2", "--tools", "cli_tools"]) == 0
+    assert capsys.readouterr().out == "3\n"
+    assert main(["list", "--json", "--tag", "math", "--tools", "cli_tools"]) == 0
+    assert [row["name"] for row in json.loads(capsys.readouterr().out)] == ["add"]
+    assert main(["call", "explode", "--tools", "cli_tools"]) == 1
+    assert capsys.readouterr().err.endswith("Error: boom\n")
+    assert main(["call", "add", "oops", "--tools", "cli_tools"]) == 2
+    assert capsys.readouterr().err == "tooldeck: error: expected KEY=VALUE, got 'oops'\n"
+    assert main(["schema", "reading", "--tools", str(FILE_TOOLS)]) == 0
+    assert json.loads(capsys.readouterr().out)["function"]["name"] == "reading"
+    assert main(["list", "--tools", "broken_tools"]) == 2
+    assert main(["--version"]) == 0
+    assert main([]) == 2
+
+
+def test_parse_arguments_keeps_text_for_string_parameters() -> None:
+    from tooldeck import Tool
+    from tooldeck.cli import parse_arguments
+
+    def pick(code: str, mode: Literal["1", "2"] = "1", count: int = 0, data: object = None) -> None:
+        """Pick."""
+
+    picker = Tool(pick)
+    parsed = parse_arguments(
+        picker, ["code=01234", "mode=2", "count=3", 'data={"a": [1]}'], '{"count": 1, "x": 2}'
+    )
+    assert parsed == {"code": "01234", "mode": "2", "count": 3, "data": {"a": [1]}, "x": 2}
+    assert parse_arguments(picker, ["data=not json", "data2=null"], None) == {
+        "data": "not json",
+        "data2": None,
+    }
