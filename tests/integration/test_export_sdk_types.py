@@ -9,6 +9,7 @@ differentially against the OpenAI SDK's own ``pydantic_function_tool``.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import enum
 import uuid
@@ -146,6 +147,27 @@ def test_strict_nulls_stand_for_defaults_when_calling() -> None:
     params = tool.export("openai", strict=True)["function"]["parameters"]
     nulls = dict.fromkeys(params["required"])
     assert tool.call(nulls) == "hi"
+
+
+def test_served_tools_equal_the_mcp_export() -> None:
+    # What a fastmcp 4 client lists from `as_mcp_server` is exactly export("mcp"),
+    # tags included (read where fastmcp reads them).
+    from fastmcp import Client
+    from fastmcp.utilities.components import get_fastmcp_metadata
+
+    async def listed() -> list[mcp.types.Tool]:
+        async with Client(CORPUS.as_mcp_server(name="corpus")) as client:
+            return await client.list_tools()
+
+    exported = {t["name"]: t for t in CORPUS.export("mcp")}
+    served = asyncio.run(listed())
+    assert [t.name for t in served] == list(exported)
+    for tool in served:
+        expected = exported[tool.name]
+        assert tool.description == expected["description"]
+        assert tool.input_schema == expected["inputSchema"]
+        assert tool.output_schema == expected.get("outputSchema")
+        assert get_fastmcp_metadata(tool.meta).get("tags") == expected["_meta"]["fastmcp"]["tags"]
 
 
 def test_mcp_tags_and_wrapped_results() -> None:
