@@ -392,3 +392,33 @@ def test_without_fastmcp_every_entry_point_names_the_extra() -> None:
     assert set(messages) == {"use_mcp", "as_mcp_server", "serve"}
     for message in messages.values():
         assert "pip install 'tooldeck[mcp]'" in message
+
+
+# -- odds and ends ------------------------------------------------------------------------------
+
+
+async def test_a_fastmcp_client_is_a_transport_too(server: FastMCP[Any]) -> None:
+    from fastmcp import Client
+
+    async with ToolRegistry() as registry:
+        await registry.async_use_mcp(Client(server))
+        assert await registry.async_call_tool("add", {"a": 5}) == 5
+
+
+def test_to_value_reads_wrapping_from_the_result_meta_and_errors_without_text() -> None:
+    from mcp_types import CallToolResult, ImageContent
+
+    from tooldeck.mcp import to_value
+
+    wrapped = CallToolResult(
+        content=[TextContent(type="text", text="5")],
+        structured_content={"result": 5},
+        _meta={"fastmcp": {"wrap_result": True}},  # type: ignore[call-arg]
+    )
+    assert to_value(wrapped) == 5
+    plain = CallToolResult(content=[], structured_content={"result": 5})
+    assert to_value(plain) == {"result": 5}  # not marked: as is
+    silent = CallToolResult(
+        content=[ImageContent(type="image", data="AA==", mime_type="image/png")], is_error=True
+    )
+    assert to_value(silent) == {"error": "the tool failed without saying why"}
