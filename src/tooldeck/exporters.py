@@ -140,15 +140,17 @@ def to_strict_schema(parameters: Mapping[str, Any], *, tool: str) -> Schema:
 
     Every object is closed (``additionalProperties: false``) and lists every property as
     required; a property that had a default or was not required becomes nullable (null
-    stands for the default) and loses its ``default``; ``oneOf`` becomes ``anyOf``; a
-    ``$ref`` with sibling keywords is inlined. This holds at every level: properties,
-    array items, union branches and ``$defs``.
+    stands for the default) and loses its ``default``; a disjoint ``oneOf`` becomes
+    ``anyOf``; a ``$ref`` with sibling keywords is inlined; annotations, ``uniqueItems``
+    and formats strict mode does not know are dropped. This holds at every level:
+    properties, array items, union branches and ``$defs``.
 
     Raises:
         ToolDefinitionError: For what strict mode cannot express faithfully: a free-form
             object (``dict[str, X]``, an object without properties), a value of any type
-            (an unannotated or ``Any`` parameter), a fixed-length tuple, ``allOf`` with
-            several branches, or a keyword outside OpenAI's strict subset.
+            (an unannotated or ``Any`` parameter, a list without an item type), a
+            fixed-length tuple, ``allOf`` with several branches, ``not``, a ``oneOf``
+            whose branches may overlap, or another keyword outside OpenAI's strict subset.
     """
     walk = _Walk(tool, parameters.get("$defs", {}))
     if not _is_object(parameters):
