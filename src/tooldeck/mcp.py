@@ -29,7 +29,7 @@ import threading
 import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ._shifting import background_loop
 from ._tool import Tool, normalise_tags, schema_tool
@@ -208,8 +208,7 @@ def _state(registry: ToolRegistry) -> _State:
                 # the stdio servers they started).
                 weakref.finalize(registry, _close_soon, registry._mcp_state)
             state = registry._mcp_state
-    assert isinstance(state, _State)
-    return state
+    return cast(_State, state)
 
 
 def _close_soon(state: _State) -> None:
