@@ -11,6 +11,7 @@ that is still blocked when its call has already answered.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import ToolRegistry, ToolResult, asyncify, syncify
+from tooldeck import ToolRegistry, ToolResult, abandoned_threads, asyncify, syncify
 
 Interval = tuple[float, float]
 
@@ -82,6 +83,15 @@ def test_syncify_from_threads() -> None:
     for thread in threads:
         thread.join(10)
     assert results == {i: 2 * i for i in range(8)}
+
+
+def test_syncify_sees_through_partial_and_async_call() -> None:
+    class Doubler:
+        async def __call__(self, x: int) -> int:
+            return await _double(x)
+
+    assert syncify(functools.partial(_double, 4))() == 8
+    assert syncify(Doubler())(5) == 10
 
 
 def test_syncify_propagates_exceptions() -> None:
@@ -309,9 +319,11 @@ def message(name: str, seconds: str = "0.2") -> str:
 
 def test_sync_tool_timeout_call_tool(timeouts: Any) -> None:
     registry, release, finished, _ = timeouts
+    before = abandoned_threads()
     assert registry.call_tool("stuck_sync") == "Error: " + message("stuck_sync")
     # the call answered while the tool is still blocked: its thread was abandoned
     assert finished == []
+    assert abandoned_threads() == before + 1
     release.set()
 
 
