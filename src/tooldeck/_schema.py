@@ -236,7 +236,7 @@ def _parse_container(text: str) -> Any:
 
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # validation then reports the string
         return text
     return parsed if isinstance(parsed, (list, dict)) else text
 
@@ -255,7 +255,7 @@ def _schema_generator() -> tuple[Callable[[Any], CoreSchema], Callable[[CoreSche
         from pydantic._internal._config import ConfigWrapper
         from pydantic._internal._generate_schema import GenerateSchema
 
-        gen = GenerateSchema(ConfigWrapper(ConfigDict()), None)
+        gen = GenerateSchema(ConfigWrapper(ConfigDict(allow_inf_nan=False)), None)
         return gen.generate_schema, gen.clean_schema
     except Exception:  # pragma: no cover - only on a pydantic that moved its internals
         return (lambda tp: pydantic.TypeAdapter(tp).core_schema), (lambda schema: schema)
@@ -282,7 +282,10 @@ def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
         elif param.default is not EMPTY:
             inner = cs.with_default_schema(inner, default=param.default)
         fields[param.name] = cs.typed_dict_field(inner, required=param.required)
-    return clean(cs.typed_dict_schema(fields, extra_behavior="forbid"))
+    # JSON has no NaN or Infinity: a number argument must be finite (nested TypedDicts
+    # and dataclasses too, through the generator's config; Pydantic models keep theirs).
+    config = cs.CoreConfig(allow_inf_nan=False)
+    return clean(cs.typed_dict_schema(fields, extra_behavior="forbid", config=config))
 
 
 class _JsonSchemaGenerator(GenerateJsonSchema):
