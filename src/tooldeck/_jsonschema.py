@@ -10,8 +10,11 @@ recursive (a recursive model keeps ``$defs`` for the part that recurses).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from ._result import clip
 
 __all__ = ["clean_schema", "copy_json", "schema_validator"]
 
@@ -97,16 +100,44 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
     import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    validator = cls(schema)
+    types = cls.TYPE_CHECKER
+
+    def is_number(_: Any, value: Any) -> bool:
+        # JSON has no NaN or Infinity: a "number" must be finite, as for signature tools.
+        finite = not isinstance(value, float) or math.isfinite(value)
+        return finite and types.is_type(value, "number")
+
+    finite_cls = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        cls, type_checker=types.redefine("number", is_number)
+    )
+    validator = finite_cls(schema)
 
     def problems(arguments: Any) -> list[str]:
-        lines = []
-        for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
-            where = ".".join(str(p) for p in error.absolute_path) or "arguments"
-            lines.append(f"{where}: {error.message}")
-        return lines
+        try:
+            errors = sorted(validator.iter_errors(arguments), key=_path_key)
+        except RecursionError:
+            return ["arguments: nested too deeply"]
+        except Exception as exc:  # e.g. an int too long to print in jsonschema's message
+            return [f"arguments: cannot be checked against the schema ({type(exc).__name__})"]
+        return [_problem(error) for error in errors]
 
     return problems
+
+
+def _path_key(error: Any) -> list[tuple[bool, Any]]:
+    # Indices before keys: a path mixes ints and strs, which do not compare.
+    return [(isinstance(part, str), part) for part in error.path]
+
+
+def _problem(error: Any) -> str:
+    """``<where>: <message>``, the instance jsonschema quotes cut to a short prefix."""
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    message: str = error.message
+    try:
+        quoted = repr(error.instance)
+    except Exception:
+        return f"{clip(where)}: {clip(message)}"
+    return f"{clip(where)}: {message.replace(quoted, clip(quoted))}"
 
 
 def copy_json(value: Any) -> Any:

@@ -18,12 +18,19 @@ __all__ = [
     "CallFailure",
     "ToolResult",
     "clip",
+    "echo",
     "failure_text",
     "format_validation_error",
+    "problem_lines",
     "to_text",
 ]
 
-_MAX_SHOWN = 60  # characters of a model-supplied value echoed back in an error
+# Characters of a model-supplied value echoed back in an error: enough for the model
+# to see which value is meant (and for any valid tool name, up to 64, to show whole),
+# never enough to echo a document back at it.
+_MAX_SHOWN = 64
+_MAX_MESSAGE = 300  # characters of one problem's description (a validator's message)
+_MAX_PROBLEMS = 20  # problems listed for one call; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +81,14 @@ class CallFailure(Exception):
 
 
 def failure_text(exc: BaseException) -> str:
-    """The message a model reads for an exception: its ``str()``, or its class name."""
-    text = _safe_str(exc)
+    """The message a model reads for an exception: its ``str()``, or its class name.
+
+    The class name also stands in when ``str()`` fails or returns a non-``str``.
+    """
+    try:
+        text = str(exc)
+    except Exception:  # a hostile __str__ must not break error reporting
+        text = ""
     return text if text else type(exc).__name__
 
 
@@ -89,7 +102,7 @@ def to_text(value: Any) -> str:
         return value
     try:
         return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except Exception:  # unserialisable, circular, too deep, an int too long to print
         return _safe_str(value)
 
 
@@ -103,29 +116,58 @@ def clip(value: Any, limit: int = _MAX_SHOWN) -> str:
 
 
 def format_validation_error(exc: ValidationError, tool_name: str) -> str:
-    """One line per problem: ``<argument>: <what was expected> (got <value>)``."""
+    """One line per problem: ``<argument>: <what was expected> (got <value>)``.
+
+    Values are echoed as a short prefix (:func:`clip`), and at most
+    ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
+    """
+    errors = exc.errors(include_url=False, include_context=False)
     lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
-    for error in exc.errors(include_url=False, include_context=False):
-        where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            lines.append(f"{clip(where)}: unexpected argument")
-        elif kind == "missing":
-            lines.append(f"{clip(where)}: missing required argument")
-        else:
-            got = error.get("input")
-            lines.append(f"{clip(where)}: {error['msg']} (got {clip(_show(got))})")
-    return "\n".join(lines)
+    lines += [_problem(error) for error in errors[:_MAX_PROBLEMS]]
+    return "\n".join(lines + _more(len(errors)))
 
 
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    return to_text(value)
+def problem_lines(header: str, problems: list[str]) -> str:
+    """``header`` and one line per problem (each clipped), at most ``_MAX_PROBLEMS``."""
+    lines = [header, *(clip(line, _MAX_MESSAGE) for line in problems[:_MAX_PROBLEMS])]
+    return "\n".join(lines + _more(len(problems)))
+
+
+def _more(count: int) -> list[str]:
+    hidden = count - _MAX_PROBLEMS
+    return [f"... and {hidden} more problem{'s' if hidden > 1 else ''}"] if hidden > 0 else []
+
+
+def _problem(error: Any) -> str:
+    loc = error["loc"]
+    where = (".".join(str(part) for part in loc) or '""') if loc else "arguments"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"{clip(where)}: unexpected argument"
+    if kind == "missing":
+        return f"{clip(where)}: missing required argument"
+    got = echo(error.get("input"))
+    if not loc and kind in _NOT_AN_OBJECT:
+        return f"arguments: expected a JSON object, got {got}"
+    return f"{clip(where)}: {clip(error['msg'], _MAX_MESSAGE)} (got {got})"
+
+
+# The arguments as a whole were not an object (a list, a number, ``null``, a string).
+_NOT_AN_OBJECT = frozenset({"dict_type", "model_type", "model_attributes_type"})
+
+
+def echo(value: Any) -> str:
+    """A model-supplied value as an error message shows it: a short prefix of its text."""
+    return clip(repr(value) if isinstance(value, str) else to_text(value))
 
 
 def _safe_str(value: Any) -> str:
     try:
-        return str(value)
+        text = str(value)
     except Exception:  # a hostile __str__ must not break error reporting
-        return f"<{type(value).__name__} object>"
+        text = None
+    if isinstance(text, str):
+        return text
+    if isinstance(value, int):  # past sys.get_int_max_str_digits()
+        return f"<int of {value.bit_length()} bits>"
+    return f"<{type(value).__name__} object>"
