@@ -24,11 +24,19 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic_core import ValidationError
+from pydantic_core import ValidationError, from_json
 from typing_extensions import ParamSpec
 
 from ._jsonschema import copy_json, schema_validator
-from ._result import CallFailure, ToolResult, clip, failure_text, format_validation_error
+from ._result import (
+    CallFailure,
+    ToolResult,
+    clip,
+    echo,
+    failure_text,
+    format_validation_error,
+    problem_lines,
+)
 from ._schema import EMPTY, Param, ToolSpec, build_spec, check_name
 from ._shifting import CallTimeout, call_in_thread, run_coroutine, wait_in_thread, with_timeout
 from .errors import ToolDefinitionError
@@ -102,7 +110,14 @@ class Tool(BaseTool, Generic[P, R]):
         args_schema: A Pydantic v2 or v1 model that replaces signature introspection.
         timeout: Seconds a call may take before it fails.
         enabled: A disabled tool is left out of listings and exports, and calls fail.
+
+    Attributes:
+        max_argument_bytes: The largest JSON text accepted as arguments, in bytes
+            (default 1 MiB); longer text fails before it is parsed. Set it on a
+            subclass or an instance; ``None`` lifts the limit.
     """
+
+    max_argument_bytes: int | None = 1 << 20
 
     def __init__(
         self,
@@ -234,7 +249,7 @@ class Tool(BaseTool, Generic[P, R]):
                 into it (they win).
         """
         if kwargs:
-            arguments = _merge(arguments, kwargs)
+            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
             args = self._validate(arguments)
             direct = self._direct
@@ -248,7 +263,7 @@ class Tool(BaseTool, Generic[P, R]):
     async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
         """Async twin of :meth:`call`."""
         if kwargs:
-            arguments = _merge(arguments, kwargs)
+            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
@@ -262,7 +277,7 @@ class Tool(BaseTool, Generic[P, R]):
     async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
         """Call with validated arguments: always a :class:`ToolResult`, never raises."""
         if kwargs:
-            arguments = _merge(arguments, kwargs)
+            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
@@ -272,7 +287,7 @@ class Tool(BaseTool, Generic[P, R]):
     def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
         """Sync twin of :meth:`run`."""
         if kwargs:
-            arguments = _merge(arguments, kwargs)
+            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
             value = self._run_sync(self._validate(arguments))
         except Exception as exc:
@@ -295,10 +310,15 @@ class Tool(BaseTool, Generic[P, R]):
             if arguments is None:
                 return spec.validate_python({})
             if isinstance(arguments, (str, bytes, bytearray)):
+                check_size(arguments, self.max_argument_bytes, spec.name)
                 return spec.validate_json(arguments)
             return spec.validate_python(arguments)
         except ValidationError as exc:
             raise CallFailure(format_validation_error(exc, spec.name)) from exc
+        except RecursionError as exc:  # a Python value nested deeper than the stack
+            raise CallFailure(
+                f"Invalid arguments for tool '{clip(spec.name)}':\narguments: nested too deeply"
+            ) from exc
 
     def _failure(self, exc: Exception) -> str:
         if isinstance(exc, CallTimeout):
@@ -394,13 +414,35 @@ def _require_result(value: Any) -> ToolResult:
     return value
 
 
-def _merge(arguments: Arguments, kwargs: dict[str, Any]) -> Arguments:
+def check_size(text: str | bytes | bytearray, limit: int | None, name: str) -> None:
+    """Refuse JSON text longer than ``limit`` bytes, before anything parses it."""
+    size = _oversize(text, limit)
+    if size:
+        raise CallFailure(
+            f"Invalid arguments for tool '{clip(name)}': the JSON text is {size:,} bytes, "
+            f"over the limit of {limit:,} bytes"
+        )
+
+
+def _oversize(text: str | bytes | bytearray, limit: int | None) -> int:
+    """The size of ``text`` in bytes if it is over ``limit``, else 0."""
+    if limit is None:
+        return 0
+    size = len(text)
+    if isinstance(text, str) and limit < size * 4 and size <= limit:
+        size = len(text.encode("utf-8", "surrogatepass"))  # a character is up to 4 bytes
+    return size if size > limit else 0
+
+
+def _merge(arguments: Arguments, kwargs: dict[str, Any], limit: int | None) -> Arguments:
     if arguments is None:
         return kwargs
     if isinstance(arguments, (str, bytes, bytearray)):
+        if _oversize(arguments, limit):
+            return arguments  # validation reports the size, without parsing
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return arguments  # validation reports the bad JSON
     if not isinstance(arguments, Mapping):
         return arguments  # validation reports the non-object
@@ -468,27 +510,24 @@ def schema_tool(
     schema = copy_json(parameters)
     problems = schema_validator(schema)
 
+    header = f"Invalid arguments for tool '{clip(name)}':"
+
     def validate_python(arguments: Any) -> dict[str, Any]:
         if not isinstance(arguments, Mapping):
-            raise CallFailure(
-                f"Invalid arguments for tool '{clip(name)}':\n"
-                f"arguments: expected a JSON object, got {clip(json.dumps(arguments, default=str))}"
-            )
-        args = dict(arguments)
-        lines = problems(args)
+            lines = [f"arguments: expected a JSON object, got {echo(arguments)}"]
+        else:
+            arguments = dict(arguments)
+            lines = problems(arguments)
         if lines:
-            raise CallFailure(
-                "\n".join([f"Invalid arguments for tool '{clip(name)}':", *map(clip_line, lines)])
-            )
-        return args
+            raise CallFailure(problem_lines(header, lines))
+        return arguments  # type: ignore[no-any-return]
 
     def validate_json(text: Any) -> dict[str, Any]:
         try:
-            parsed = json.loads(text)
+            # jiter: bounded nesting; NaN and Infinity are not JSON.
+            parsed = from_json(text, allow_inf_nan=False)
         except ValueError as exc:
-            raise CallFailure(
-                f"Invalid arguments for tool '{clip(name)}': not valid JSON ({exc})"
-            ) from exc
+            raise CallFailure(f"{header} not valid JSON ({exc})") from exc
         return validate_python(parsed)
 
     spec = ToolSpec(
@@ -505,11 +544,6 @@ def schema_tool(
         returns_tool_result=returns_tool_result,
     )
     return Tool(func, tags=tags, timeout=timeout, spec=spec)
-
-
-def clip_line(line: str) -> str:
-    """Bound one problem line of a JSON Schema error (it may quote the input)."""
-    return clip(line, 200)
 
 
 def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
