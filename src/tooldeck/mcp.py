@@ -258,12 +258,17 @@ async def async_use_mcp(
     extra = normalise_tags(tags)
     state, key = _state(registry), _server_key(transport)
     with state.lock:
-        known = state.sessions.get(key)
-    session = known or _Session(transport)
+        session = state.sessions.get(key)
+        created = session is None
+        if session is None:  # stored now, so concurrent imports share it
+            session = state.sessions[key] = _Session(transport)
     try:
         remote = await session.list_tools()
     except BaseException:
-        if known is None:
+        if created:
+            with state.lock:
+                if state.sessions.get(key) is session and key not in state.imported:
+                    del state.sessions[key]
             await session.aclose()
         raise
     proxies = [_proxy(session, tool, extra) for tool in remote]

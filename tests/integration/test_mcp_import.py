@@ -324,6 +324,27 @@ async def test_close_ends_the_session_and_the_next_call_opens_one(
     assert transport.sessions == 2
 
 
+async def test_concurrent_imports_of_one_server_share_a_session(
+    transport: CountingTransport,
+) -> None:
+    async with ToolRegistry() as registry:
+        first, second = await asyncio.gather(
+            registry.async_use_mcp(transport), registry.async_use_mcp(transport)
+        )
+        assert {p.name for p in first} == {p.name for p in second}
+        assert set(registry.list_tools()) == {p.name for p in second}
+        assert await registry.async_call_tool("add", {"a": 1}) == 1
+        assert transport.sessions == 1
+
+
+async def test_a_server_that_cannot_be_reached_registers_nothing() -> None:
+    registry = ToolRegistry()
+    with pytest.raises(Exception):  # noqa: B017 - whatever the client raises, it propagates
+        await registry.async_use_mcp("http://127.0.0.1:9/mcp")
+    assert len(registry) == 0
+    assert registry._mcp_state.sessions == {}
+
+
 def test_sync_import_and_calls_share_one_session(transport: CountingTransport) -> None:
     with ToolRegistry() as registry:
         proxies = registry.use_mcp(transport)
