@@ -505,6 +505,12 @@ async def test_serve_over_http_with_a_token_and_tags() -> None:
             process.wait(timeout=10)
 
 
+def test_serve_without_the_mcp_extra_names_it() -> None:
+    hidden = os.pathsep.join([str(FIXTURES / "no_fastmcp"), str(FIXTURES)])
+    run = tooldeck("serve", "--tools", "cli_tools", PYTHONPATH=hidden)
+    assert_usage_error(run, "tooldeck[mcp]")
+
+
 def test_serve_usage_errors() -> None:
     assert_usage_error(tooldeck("serve", "--token", "x"), "--transport http")
     assert_usage_error(tooldeck("serve", "--transport", "carrier-pigeon"), "carrier-pigeon")
