@@ -33,6 +33,7 @@ __all__ = [
     "is_async_callable",
     "run_coroutine",
     "syncify",
+    "to_thread",
     "wait_in_thread",
     "with_timeout",
 ]
@@ -171,9 +172,26 @@ def asyncify(func: Callable[P, Awaitable[R]] | Callable[P, R]) -> Callable[P, Aw
 
     @functools.wraps(sync_func)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        return await asyncio.to_thread(sync_func, *args, **kwargs)
+        return await to_thread(sync_func, *args, **kwargs)
 
     return wrapper
+
+
+async def to_thread(func: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+    """``asyncio.to_thread``, safe for a function that raises ``StopIteration``.
+
+    asyncio cannot put ``StopIteration`` into a future: the callback copying the
+    outcome fails and the awaiting task waits forever. It comes back as a
+    ``RuntimeError`` with the same message instead (as PEP 479 does for generators).
+    """
+    return await asyncio.to_thread(_no_stop_iteration, func, args, kwargs)
+
+
+def _no_stop_iteration(func: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
+    try:
+        return func(*args, **kwargs)
+    except StopIteration as exc:
+        raise RuntimeError(str(exc) or type(exc).__name__) from exc
 
 
 class _Outcome:
@@ -191,7 +209,7 @@ def _start_daemon(
 
     def target() -> None:
         try:
-            outcome.value = func(*args, **kwargs)
+            outcome.value = _no_stop_iteration(func, args, kwargs)
         except BaseException as exc:  # handed to the caller, who re-raises it
             outcome.error = exc
         done()

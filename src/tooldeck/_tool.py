@@ -14,7 +14,6 @@ Nothing but ``Exception`` is caught, so ``KeyboardInterrupt``, ``SystemExit`` an
 from __future__ import annotations
 
 import abc
-import asyncio
 import functools
 import inspect
 import json
@@ -38,7 +37,14 @@ from ._result import (
     problem_lines,
 )
 from ._schema import EMPTY, Param, ToolSpec, build_spec, check_name
-from ._shifting import CallTimeout, call_in_thread, run_coroutine, wait_in_thread, with_timeout
+from ._shifting import (
+    CallTimeout,
+    call_in_thread,
+    run_coroutine,
+    to_thread,
+    wait_in_thread,
+    with_timeout,
+)
 from .errors import ToolDefinitionError
 
 if TYPE_CHECKING:
@@ -373,7 +379,7 @@ def _sync_runners(target: Callable[..., Any]) -> tuple[SyncRunner, AsyncRunner]:
         return target(**args)
 
     async def run_async(args: dict[str, Any]) -> Any:
-        return await asyncio.to_thread(target, **args)
+        return await to_thread(target, **args)
 
     return run_sync, run_async
 
