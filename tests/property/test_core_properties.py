@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import keyword
 import re
@@ -23,10 +24,19 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 from pydantic import BaseModel, Field
 from pydantic import v1 as pydantic_v1
 
-from tooldeck import BaseTool, Tool, ToolDefinitionError, ToolRegistry, ToolResult
+from tooldeck import (
+    BaseTool,
+    DuplicateToolError,
+    Tool,
+    ToolDefinitionError,
+    ToolNotFoundError,
+    ToolRegistry,
+    ToolResult,
+)
 
 NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SETTINGS = settings(
@@ -481,6 +491,15 @@ def test_schema_accepted_arguments_are_accepted(
     assert sorted(schema.get("required", [])) == sorted(
         name for name, _, has_default, _ in params if not has_default
     )
+    # clean for a model's eyes, and the same schema in every non-Gemini format
+    text = json.dumps(schema)
+    assert '"title"' not in text
+    assert "$ref" not in text
+    assert "description" not in schema
+    assert tool.export("openai")["function"]["parameters"] == schema
+    assert tool.export("openai-responses")["parameters"] == schema
+    assert tool.export("anthropic")["input_schema"] == schema
+    assert tool.export("mcp")["inputSchema"] == schema
     validator = jsonschema.Draft202012Validator(schema)
     for _ in range(5):
         args = data.draw(candidate_arguments(params))
@@ -565,3 +584,138 @@ def test_null_means_the_default_exactly_as_omitted() -> None:
     nulls = {"limit": None, "tags": None}
     assert jsonschema.Draft202012Validator(strict).is_valid(nulls)
     assert echoed(tool.call(nulls)) == omitted
+
+
+# --- 3. the registry against a model -------------------------------------------------------
+
+TOOL_POOL_NAMES = ["alpha", "beta", "gamma", "delta"]
+TAG_POOL = ["x", "y", "z"]
+_tool_ids = itertools.count()
+
+
+def fresh_tool(name: str, tags: list[str], enabled: bool) -> Tool[..., Any]:
+    """A new tool from a function of its own (distinct qualified name: no re-decoration)."""
+    ident = next(_tool_ids)
+    namespace: dict[str, Any] = {}
+    exec(f"def tool_{ident}(n: int = {ident}):\n    return n\n", namespace)
+    return Tool(namespace[f"tool_{ident}"], name=name, tags=tags, enabled=enabled)
+
+
+class RegistryMachine(RuleBasedStateMachine):
+    """Two registries sharing tool objects, checked against a plain model after every
+    step: registration order, replacement in place, duplicates, tags (which belong to
+    the tool, so ``tag`` through one registry shows in the other), enable/disable, and
+    every listing and export agreeing with the model."""
+
+    tools = Bundle("tools")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registries = [ToolRegistry(), ToolRegistry()]
+        self.model: list[dict[str, Tool[..., Any]]] = [{}, {}]  # insertion-ordered
+        self.tags: dict[int, tuple[str, ...]] = {}
+        self.enabled: dict[int, bool] = {}
+
+    @rule(
+        target=tools,
+        name=st.sampled_from(TOOL_POOL_NAMES),
+        tags=st.lists(st.sampled_from(TAG_POOL), max_size=3),
+        enabled=st.booleans(),
+    )
+    def new_tool(self, name: str, tags: list[str], enabled: bool) -> Tool[..., Any]:
+        made = fresh_tool(name, tags, enabled)
+        self.tags[id(made)] = tuple(dict.fromkeys(tags))
+        self.enabled[id(made)] = enabled
+        return made
+
+    @rule(which=st.integers(0, 1), new=tools, replace=st.booleans())
+    def register(self, which: int, new: Tool[..., Any], replace: bool) -> None:
+        registry, model = self.registries[which], self.model[which]
+        old = model.get(new.name)
+        if old is not None and old is not new and not replace:
+            with pytest.raises(DuplicateToolError):
+                registry.register(new, replace=replace)
+            return
+        assert registry.register(new, replace=replace) is new
+        model[new.name] = new  # a replacement keeps its place
+
+    @rule(which=st.integers(0, 1), name=st.sampled_from(TOOL_POOL_NAMES))
+    def unregister(self, which: int, name: str) -> None:
+        registry, model = self.registries[which], self.model[which]
+        if name not in model:
+            with pytest.raises(ToolNotFoundError):
+                registry.unregister(name)
+            return
+        assert registry.unregister(name) is model.pop(name)
+
+    @rule(
+        which=st.integers(0, 1),
+        names=st.lists(st.sampled_from(TOOL_POOL_NAMES), min_size=1, max_size=2),
+        tags=st.lists(st.sampled_from(TAG_POOL), min_size=1, max_size=2),
+    )
+    def tag(self, which: int, names: list[str], tags: list[str]) -> None:
+        registry, model = self.registries[which], self.model[which]
+        if any(name not in model for name in names):
+            with pytest.raises(ToolNotFoundError):
+                registry.tag(names, tags)
+            return
+        registry.tag(names, tags)
+        for name in names:
+            key = id(model[name])
+            self.tags[key] = tuple(dict.fromkeys((*self.tags[key], *tags)))
+
+    @rule(which=st.integers(0, 1), name=st.sampled_from(TOOL_POOL_NAMES), on=st.booleans())
+    def switch(self, which: int, name: str, on: bool) -> None:
+        registry, model = self.registries[which], self.model[which]
+        if name not in model:
+            with pytest.raises(ToolNotFoundError):
+                (registry.enable if on else registry.disable)(name)
+            return
+        (registry.enable if on else registry.disable)(name)
+        self.enabled[id(model[name])] = on
+
+    def expected(self, which: int, tags: list[str] | None, match: str) -> list[str]:
+        names = []
+        for name, obj in self.model[which].items():
+            if not self.enabled[id(obj)]:
+                continue
+            own = set(self.tags[id(obj)])
+            if tags is None or (
+                tags and (own.issuperset(tags) if match == "all" else own.intersection(tags))
+            ):
+                names.append(name)
+        return names
+
+    @invariant()
+    def agrees_with_the_model(self) -> None:
+        for which, registry in enumerate(self.registries):
+            model = self.model[which]
+            assert len(registry) == len(model)
+            assert [t.name for t in registry] == list(model)
+            for name in TOOL_POOL_NAMES:
+                assert (name in registry) is (name in model)
+                assert registry.get(name) is model.get(name)
+            for obj in model.values():
+                assert obj.tags == self.tags[id(obj)]
+                assert obj.enabled is self.enabled[id(obj)]
+            everything = self.expected(which, None, "any")
+            assert registry.list_tools() == everything
+            assert [d["name"] for d in registry.get_declarations()] == everything
+            assert list(registry.get_tool_info()) == everything
+            for tags in ([], ["x"], ["x", "y"], ["z", "x", "z"], TAG_POOL):
+                for match in ("any", "all"):
+                    expected = self.expected(which, tags, match)
+                    assert registry.list_tools(tags, match=match) == expected, (tags, match)
+                exported = registry.get_openai_tools(tags=tags)
+                assert [t["function"]["name"] for t in exported] == self.expected(
+                    which, tags, "any"
+                )
+
+
+TestRegistryMachine = RegistryMachine.TestCase
+TestRegistryMachine.settings = settings(
+    max_examples=40,
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
