@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import keyword
@@ -719,3 +720,31 @@ TestRegistryMachine.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def _scale(unit: str, a: int, b: float = 1.0) -> str:
+    """Scale a number.
+
+    Args:
+        unit: the unit
+        a: the number
+        b: the factor
+    """
+    return f"{a * b}{unit}"
+
+
+def test_partial_keeps_the_wrapped_functions_types() -> None:
+    """``functools.partial`` (which ``is_async_callable`` already sees through) must keep
+    the wrapped function's annotations and docstring, not turn every parameter into
+    "anything" and describe the tool with ``partial``'s own docstring."""
+    made = Tool(functools.partial(_scale, "cm"), name="scale_cm")
+    assert made.description == "Scale a number."
+    assert made.parameters == {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "description": "the number"},
+            "b": {"type": "number", "description": "the factor", "default": 1.0},
+        },
+        "required": ["a"],
+    }
+    assert made.call({"a": "2"}) == "2.0cm"
