@@ -81,6 +81,27 @@ def test_manual_registration_on_an_instance() -> None:
     assert "shout" not in ToolRegistry.default()
 
 
+def test_manual_registration_options_are_never_silently_ignored() -> None:
+    """``register("name", obj, description=...)`` with a ready Tool: the options either
+    take effect or are refused — a tool registered under another name than asked for,
+    with another description, is a silent surprise."""
+    registry = ToolRegistry()
+
+    def func(text: str) -> str:
+        """Original."""
+        return text
+
+    ready = Tool(func)
+    try:
+        registered = registry.register("renamed", ready, description="Renamed.")
+    except ToolDefinitionError:
+        assert len(registry) == 0
+        return
+    assert registered.name == "renamed"
+    assert registered.description == "Renamed."
+    assert registry.list_tools() == ["renamed"]
+
+
 def test_full_registration() -> None:
     def func(city: str) -> ToolResult:
         return ToolResult.ok(city)
