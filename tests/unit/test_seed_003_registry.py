@@ -310,6 +310,19 @@ def test_len_contains_empty() -> None:
     assert len(registry) == 1
 
 
+def test_the_class_as_the_default_registry_has_len_contains_iteration() -> None:
+    """DESIGN.md: the class itself is usable as the default registry."""
+    made = make_tool("s003_class_level")
+    ToolRegistry.register_tool(made)
+    try:
+        assert "s003_class_level" in ToolRegistry
+        assert len(ToolRegistry) == len(ToolRegistry.default())
+        assert made in list(ToolRegistry)
+    finally:
+        ToolRegistry.unregister("s003_class_level")
+    assert "s003_class_level" not in ToolRegistry.default()
+
+
 def test_disabled_tool_is_still_contained() -> None:
     registry = ToolRegistry()
     registry.register(make_tool("a"))

@@ -33,6 +33,8 @@ def test_decorator_on_the_class_registers_in_the_default_registry() -> None:
         assert s004_get_weather.description == "查询天气"
         assert "s004_get_weather" in ToolRegistry.list_tools()
         assert ToolRegistry.call_tool("s004_get_weather", {"city": "台北"}) == "台北: 晴天"
+        # seed 004's own call: keyword arguments in, the result as text out
+        assert ToolRegistry.call("s004_get_weather", city="台北") == "台北: 晴天"
         result = ToolRegistry.execute_sync("s004_get_weather", {"city": "台北"})
         assert result == ToolResult.ok("台北: 晴天")
         # still the function
