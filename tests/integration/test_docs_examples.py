@@ -55,7 +55,9 @@ def test_python_blocks_run(page: Path, fresh_default_registry: None) -> None:
     sys.modules[module.__name__] = module  # dataclasses and pydantic look classes up here
     try:
         for line, source in blocks:
-            code = compile(source, f"{page.relative_to(ROOT)}:{line}", "exec", flags=flags)
+            code = compile(
+                source, f"{page.relative_to(ROOT)}:{line}", "exec", flags=flags, dont_inherit=True
+            )
             if code.co_flags & inspect.CO_COROUTINE:  # top-level await: give it a loop
                 asyncio.run(eval(code, namespace))  # noqa: S307 - the docs are ours
             else:
