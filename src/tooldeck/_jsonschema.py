@@ -11,6 +11,7 @@ recursive (a recursive model keeps ``$defs`` for the part that recurses).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -119,7 +120,7 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
             return ["arguments: nested too deeply"]
         except Exception as exc:  # e.g. an int too long to print in jsonschema's message
             return [f"arguments: cannot be checked against the schema ({type(exc).__name__})"]
-        return [_problem(error) for error in errors]
+        return [line for error in errors for line in _problems(error)]
 
     return problems
 
@@ -129,15 +130,33 @@ def _path_key(error: Any) -> list[tuple[bool, Any]]:
     return [(isinstance(part, str), part) for part in error.path]
 
 
-def _problem(error: Any) -> str:
+def _problems(error: Any) -> list[str]:
     """``<where>: <message>``, the instance jsonschema quotes cut to a short prefix."""
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        # jsonschema lists the unexpected names whole: name them one by one, clipped.
+        extra = _unexpected(error.instance, error.schema)
+        if extra:
+            prefix = "" if where == "arguments" else f"{where}."
+            names = [prefix + str(key) or '""' for key in extra]
+            return [f"{clip(name)}: unexpected argument" for name in names]
     message: str = error.message
     try:
         quoted = repr(error.instance)
     except Exception:
-        return f"{clip(where)}: {clip(message)}"
-    return f"{clip(where)}: {message.replace(quoted, clip(quoted))}"
+        return [f"{clip(where)}: {clip(message)}"]
+    return [f"{clip(where)}: {message.replace(quoted, clip(quoted))}"]
+
+
+def _unexpected(instance: dict[Any, Any], schema: Mapping[str, Any]) -> list[Any]:
+    """The names ``additionalProperties: false`` refuses (not listed, matching no pattern)."""
+    known = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [
+        key
+        for key in instance
+        if key not in known and not any(re.search(p, str(key)) for p in patterns)
+    ]
 
 
 def copy_json(value: Any) -> Any:

@@ -121,7 +121,7 @@ def format_validation_error(exc: ValidationError, tool_name: str) -> str:
     Values are echoed as a short prefix (:func:`clip`), and at most
     ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
     """
-    errors = exc.errors(include_url=False, include_context=False)
+    errors = exc.errors(include_url=False)
     lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
     lines += [_problem(error) for error in errors[:_MAX_PROBLEMS]]
     return "\n".join(lines + _more(len(errors)))
@@ -149,7 +149,16 @@ def _problem(error: Any) -> str:
     got = echo(error.get("input"))
     if not loc and kind in _NOT_AN_OBJECT:
         return f"arguments: expected a JSON object, got {got}"
-    return f"{clip(where)}: {clip(error['msg'], _MAX_MESSAGE)} (got {got})"
+    return f"{clip(where)}: {_message(error)} (got {got})"
+
+
+def _message(error: Any) -> str:
+    """Pydantic's message, with any input it quotes (a union's tag) cut to a prefix."""
+    message: str = error["msg"]
+    for value in error.get("ctx", {}).values():
+        if isinstance(value, str) and len(value) > _MAX_SHOWN and value in message:
+            message = message.replace(value, clip(value))
+    return clip(message, _MAX_MESSAGE)
 
 
 # The arguments as a whole were not an object (a list, a number, ``null``, a string).
