@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
 import logging
@@ -206,10 +207,13 @@ def _start_daemon(
     func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], done: Callable[[], Any]
 ) -> _Outcome:
     outcome = _Outcome()
+    # Like asyncio.to_thread: the tool sees the caller's context variables (a request
+    # id, a tracing span), with or without a timeout.
+    context = contextvars.copy_context()
 
     def target() -> None:
         try:
-            outcome.value = _no_stop_iteration(func, args, kwargs)
+            outcome.value = context.run(_no_stop_iteration, func, args, kwargs)
         except BaseException as exc:  # handed to the caller, who re-raises it
             outcome.error = exc
         done()

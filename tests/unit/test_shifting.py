@@ -11,6 +11,7 @@ that is still blocked when its call has already answered.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
 import subprocess
@@ -637,3 +638,56 @@ async def test_system_exit_from_a_sync_tool_through_async_faces() -> None:
         await registry.async_call_tool("leaving")
     with pytest.raises(SystemExit):
         await registry.execute("leaving")
+
+
+# --- context variables reach the tool on every path ----------------------------------------
+
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="unset")
+
+
+@pytest.fixture
+def context_registry() -> ToolRegistry:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def plain() -> str:
+        return request_id.get()
+
+    @registry.tool(timeout=5)
+    def plain_timed() -> str:
+        return request_id.get()
+
+    @registry.tool
+    async def coro() -> str:
+        return request_id.get()
+
+    @registry.tool(timeout=5)
+    async def coro_timed() -> str:
+        return request_id.get()
+
+    return registry
+
+
+CONTEXT_TOOLS = ["plain", "plain_timed", "coro", "coro_timed"]
+
+
+@pytest.mark.parametrize("name", CONTEXT_TOOLS)
+def test_context_reaches_the_tool_from_sync_code(context_registry: ToolRegistry, name: str) -> None:
+    """A timeout must not change what the tool sees (a request id, a tracing span)."""
+
+    def in_context() -> Any:
+        request_id.set("sync-caller")
+        return context_registry.call_tool(name)
+
+    assert contextvars.copy_context().run(in_context) == "sync-caller"
+
+
+@pytest.mark.parametrize("name", CONTEXT_TOOLS)
+async def test_context_reaches_the_tool_from_async_code(
+    context_registry: ToolRegistry, name: str
+) -> None:
+    async def in_context() -> Any:
+        request_id.set("async-caller")
+        return await context_registry.async_call_tool(name)
+
+    assert await asyncio.create_task(in_context()) == "async-caller"
