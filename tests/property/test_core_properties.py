@@ -526,6 +526,9 @@ def test_strict_schema_accepted_arguments_are_accepted(
         return
     jsonschema.Draft202012Validator.check_schema(schema)
     assert sorted(schema["required"]) == sorted(name for name, *_ in params)
+    for name, _, has_default, _ in params:
+        if has_default:  # required and nullable, never required and non-null
+            assert jsonschema.Draft202012Validator(schema["properties"][name]).is_valid(None)
     validator = jsonschema.Draft202012Validator(schema)
     for _ in range(5):
         args = data.draw(candidate_arguments(params, nullable_defaults=True))
