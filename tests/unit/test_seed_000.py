@@ -431,3 +431,27 @@ async def test_base_tool_null_is_not_a_default() -> None:
     result = await registry.execute("count", {"n": None})
     assert result.success is False
     assert counter.received == []
+
+
+def test_agently_view_of_a_base_tool_invents_no_default() -> None:
+    """``get_tool_info`` of a BaseTool: an optional property without a ``default`` in the
+    schema has no default (the tool is not called with ``None``), so Agently's kwargs
+    must not say ``Default: None``."""
+    registry = ToolRegistry()
+    registry.register(
+        CountTool(
+            {
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "description": "a count"},
+                    "label": {"type": "string"},
+                    "step": {"type": "integer", "default": 1},
+                },
+                "required": ["n"],
+            }
+        )
+    )
+    kwargs = registry.get_tool_info()["count"]["kwargs"]
+    assert kwargs["n"] == (int, "a count")
+    assert kwargs["step"] == (int, "Default: 1")
+    assert "Default" not in kwargs["label"][1]
