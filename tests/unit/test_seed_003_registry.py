@@ -218,6 +218,49 @@ def test_concurrent_registration_loses_nothing() -> None:
     assert {d["name"] for d in registry.get_declarations()} == set(registry.list_tools())
 
 
+def test_concurrent_register_unregister_and_calls_never_raise() -> None:
+    registry = ToolRegistry()
+    names = [f"flip{i}" for i in range(4)]
+    tools = {name: make_tool(name, name.upper()) for name in names}
+    errors: list[BaseException] = []
+    answers: set[Any] = set()
+    stop = threading.Event()
+
+    def flip(name: str) -> None:
+        try:
+            for _ in range(200):
+                registry.register(tools[name])
+                registry.unregister(name)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def call() -> None:
+        try:
+            while not stop.is_set():
+                for name in names:
+                    answers.add(registry.call_tool(name, {}))
+                    registry.get_declarations()
+                    registry.list_tools()
+        except BaseException as exc:
+            errors.append(exc)
+
+    callers = [threading.Thread(target=call) for _ in range(3)]
+    flippers = [threading.Thread(target=flip, args=(name,)) for name in names]
+    for thread in callers + flippers:
+        thread.start()
+    for thread in flippers:
+        thread.join(60)
+    stop.set()
+    for thread in callers:
+        thread.join(60)
+    assert errors == []
+    allowed = {name.upper() for name in names} | {
+        f"Can not find tool named '{name}'" for name in names
+    }
+    assert answers <= allowed
+    assert len(registry) == 0
+
+
 # --- declarations match the registered tools ----------------------------------------------
 
 
