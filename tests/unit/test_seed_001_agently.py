@@ -485,3 +485,39 @@ def test_get_tool_list() -> None:
     assert tool_list[0]["kwargs"] == {"x": (int, "an x")}
     assert [t["name"] for t in registry.get_tool_list("b")] == ["two"]
     assert registry.get_tool_list("zzz") == []
+
+
+def test_reloading_a_module_of_decorated_functions_replaces_its_tools(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DESIGN.md: re-decorating the same function (same module and qualified name), as on
+    ``importlib.reload``, replaces the tool instead of raising DuplicateToolError."""
+    import importlib
+    import sys
+
+    source = tmp_path / "s001_reloaded_tools.py"
+    source.write_text(
+        "from tooldeck import tool_func\n\n"
+        "@tool_func(tags=['reload'])\n"
+        "def s001_reloaded() -> str:\n"
+        "    return 'first'\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = importlib.import_module("s001_reloaded_tools")
+        assert ToolRegistry.call_tool("s001_reloaded") == "first"
+        # a different size: the cached bytecode is stale even within one mtime second
+        source.write_text(
+            source.read_text(encoding="utf-8").replace("first", "second version"),
+            encoding="utf-8",
+        )
+        importlib.invalidate_caches()
+        module = importlib.reload(module)
+        assert ToolRegistry.call_tool("s001_reloaded") == "second version"
+        assert ToolRegistry.default().get("s001_reloaded") is module.s001_reloaded
+        assert ToolRegistry.list_tools("reload") == ["s001_reloaded"]
+    finally:
+        sys.modules.pop("s001_reloaded_tools", None)
+        if "s001_reloaded" in ToolRegistry.default():
+            ToolRegistry.default().unregister("s001_reloaded")
