@@ -16,6 +16,7 @@ Nothing here runs again per call: the spec is the cache.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import sys
@@ -124,8 +125,16 @@ def check_name(name: Any, *, func_name: str | None = None) -> str:
 # -- step 1: the callable and its hints ------------------------------------------------
 
 
+def _unwrap_partial(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The function behind ``functools.partial`` layers (its name, hints and docstring)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
+
+
 def _signature_target(func: Callable[..., Any]) -> Callable[..., Any]:
     """What to read hints from: the function, or a callable object's ``__call__``."""
+    func = _unwrap_partial(func)
     if inspect.isfunction(func) or inspect.ismethod(func):
         return func
     call = getattr(type(func), "__call__", None)  # noqa: B004
@@ -202,8 +211,8 @@ def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None
     return Param(name, annotation, base, default, factory, description)  # type: ignore[arg-type]
 
 
-def _lenient(param: Param) -> Callable[[Any], Any] | None:
-    """The before-validator for the lenient argument rules, or ``None`` if none apply.
+def _lenient(param: Param) -> Callable[[Any, Callable[[Any], Any]], Any] | None:
+    """The wrap-validator for the lenient argument rules, or ``None`` if none apply.
 
     * ``null`` for a parameter with a default that does not admit ``None`` means the
       default (strict exports send defaulted parameters as nullable);
@@ -218,12 +227,14 @@ def _lenient(param: Param) -> Callable[[Any], Any] | None:
         return None
     default, factory = param.default, param.default_factory
 
-    def lenient(value: Any) -> Any:
+    def lenient(value: Any, validate: Callable[[Any], Any]) -> Any:
         if value is None and null_means_default:
+            # Exactly as if omitted: the default, unvalidated (pydantic never validates
+            # defaults, and a default need not match the annotation).
             return factory() if factory is not None else default
         if parse_json and isinstance(value, str):
             value = _parse_container(value)
-        return plan(value) if plan is not None else value
+        return validate(plan(value) if plan is not None else value)
 
     return lenient
 
@@ -276,7 +287,7 @@ def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
             ) from exc
         lenient = _lenient(param)
         if lenient is not None:
-            inner = cs.no_info_before_validator_function(lenient, inner)
+            inner = cs.no_info_wrap_validator_function(lenient, inner)
         if param.default_factory is not None:
             inner = cs.with_default_schema(inner, default_factory=param.default_factory)
         elif param.default is not EMPTY:
@@ -450,10 +461,11 @@ def build_spec(
     Raises:
         ToolDefinitionError: anything that would only fail later, at call time.
     """
-    func_name = getattr(func, "__name__", None) or type(func).__name__
+    inner = _unwrap_partial(func)
+    func_name = getattr(inner, "__name__", None) or type(inner).__name__
     tool_name = check_name(func_name if name is None else name, func_name=func_name)
     hints = _type_hints(func, tool_name)
-    doc = parse_docstring(inspect.getdoc(func) if description is None else None)
+    doc = parse_docstring(inspect.getdoc(inner) if description is None else None)
     sig_params, positional = _signature_params(
         func,
         hints,
@@ -469,7 +481,10 @@ def build_spec(
             sig_params = _manual_params(manual_params, sig_params, tool_name)
         params = sig_params
         vpy, vjson, schema = _signature_validators(params, tool_name)
-    _check_doc_params(doc.params, {p.name for p in params}, tool_name)
+    known = {p.name for p in params}
+    if inner is not func:  # a partial: the wrapped docstring may document bound parameters
+        known |= set(inspect.signature(inner).parameters)
+    _check_doc_params(doc.params, known, tool_name)
     if returns is not EMPTY:
         hints = {**hints, "return": returns}
     return_annotation, returns_schema, returns_result = _returns(hints, tool_name)
