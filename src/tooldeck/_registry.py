@@ -55,6 +55,20 @@ class _DefaultRegistryMeta(type):
             return types.MethodType(attr, cls.default())
         return attr
 
+    # ``"add" in ToolRegistry``, ``len(ToolRegistry)``, ``for t in ToolRegistry``: the
+    # class is usable as the default registry for the container protocol too.
+    def __contains__(cls, name: object) -> bool:
+        return name in ToolRegistry.default()
+
+    def __len__(cls) -> int:
+        return len(ToolRegistry.default())
+
+    def __iter__(cls) -> Iterator[Tool[..., Any]]:
+        return iter(ToolRegistry.default())
+
+    def __bool__(cls) -> bool:  # a class stays truthy, even over an empty registry
+        return True
+
 
 class ToolRegistry(metaclass=_DefaultRegistryMeta):
     """A set of tools: register, query by tag, call by name, export, serve.
