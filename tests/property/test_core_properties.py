@@ -520,6 +520,14 @@ def test_schema_accepted_arguments_are_accepted(
     assert tool.export("openai-responses")["parameters"] == schema
     assert tool.export("anthropic")["input_schema"] == schema
     assert tool.export("mcp")["inputSchema"] == schema
+    # Agently's view: one entry per parameter, in order, "Default: <value>" iff defaulted
+    registry = ToolRegistry()
+    registry.register(tool)
+    kwargs = registry.get_tool_info()["generated"]["kwargs"]
+    assert list(kwargs) == [name for name, *_ in params]
+    for name, _, has_default, default in params:
+        _, text = kwargs[name]
+        assert text.endswith(f"Default: {default}") is has_default, (name, text)
     validator = jsonschema.Draft202012Validator(schema)
     for _ in range(5):
         args = data.draw(candidate_arguments(params))
