@@ -98,13 +98,15 @@ DEFINITION_FUNCS: dict[str, Callable[..., Any]] = {
     "async": fetch_page,
 }
 
-# The parameters whose descriptions (Annotated or docstring) a full schema carries.
+# The parameters whose descriptions a full schema carries: from the docstring, and
+# (for `query`) from `Annotated[str, "..."]`, a convention some frameworks ignore.
 DESCRIBED: dict[str, tuple[str, ...]] = {
     "add": (),
-    "annotated": ("query", "mode", "limit", "languages", "include_archived"),
+    "annotated": ("mode", "limit", "languages", "include_archived"),
     "nested": ("order", "priority", "note"),
     "async": ("url", "timeout", "follow_redirects"),
 }
+ANNOTATED_DESCRIBED: dict[str, tuple[str, ...]] = {"annotated": ("query",)}
 
 # -- call inputs -------------------------------------------------------------------------
 

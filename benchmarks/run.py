@@ -39,6 +39,12 @@ from benchmarks.peers import Prepared, Subject, Unsupported
 
 ROOT = Path(__file__).resolve().parent.parent
 perf_counter = time.perf_counter
+# What a measurement reads. On a shared machine wall time mostly measures the
+# neighbours; the process's CPU time (all its threads, the worker threads of a thread
+# hop included) does not count the time the scheduler gave to others. `--clock wall`
+# for an idle machine.
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+clock = CLOCKS["cpu"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,9 @@ class Settings:
             return cls(
                 quick, rounds=5, batch_seconds=0.002, scale_tools=1_000, peer_scale_tools=200
             )
-        return cls(quick, rounds=31, batch_seconds=0.01, scale_tools=10_000, peer_scale_tools=1_000)
+        return cls(
+            quick, rounds=101, batch_seconds=0.002, scale_tools=10_000, peer_scale_tools=2_000
+        )
 
 
 @dataclass
@@ -99,11 +107,11 @@ class Case:
                 "p25": r.spread[0] if r.spread else None,
                 "p75": r.spread[1] if r.spread else None,
                 "samples": r.samples,
-                "ratio_vs_baseline": _ratio(r.value, base),
-                "ratio_vs_tooldeck": _ratio(r.value, td),
+                "ratio_vs_baseline": r.extra.get("paired_ratio", _ratio(r.value, base)),
+                "ratio_vs_tooldeck": r.extra.get("paired_vs_tooldeck", _ratio(r.value, td)),
                 "note": r.note,
             }
-            d.update(r.extra)
+            d.update((k, v) for k, v in r.extra.items() if not k.startswith("paired_"))
             rows.append(d)
         return {
             "id": self.id,
@@ -124,24 +132,24 @@ def _ratio(value: float | None, base: float | None) -> float | None:
 
 
 def _batch(fn: Callable[..., Any], args: tuple[Any, ...], n: int) -> float:
-    t0 = perf_counter()
+    t0 = clock()
     for _ in repeat(None, n):
         fn(*args)
-    return perf_counter() - t0
+    return clock() - t0
 
 
 def _batch_over(fn: Callable[[Any], Any], inputs: list[Any]) -> float:
-    t0 = perf_counter()
+    t0 = clock()
     for item in inputs:
         fn(item)
-    return perf_counter() - t0
+    return clock() - t0
 
 
 async def _abatch(fn: Callable[..., Any], args: tuple[Any, ...], n: int) -> float:
-    t0 = perf_counter()
+    t0 = clock()
     for _ in repeat(None, n):
         await fn(*args)
-    return perf_counter() - t0
+    return clock() - t0
 
 
 class Timer:
@@ -186,8 +194,8 @@ class Timer:
         kind: str = "sync",
         make: Any = None,
         rounds: int | None = None,
-    ) -> dict[str, tuple[float, float, float, int]]:
-        """Median, p25, p75 (seconds per call) and batch count for each subject.
+    ) -> dict[str, Stats]:
+        """Per-call seconds for each subject, one sample per round, rounds aligned.
 
         kind: "sync" calls `fn(*args)`, "async" awaits it, "over" calls `fn(x)` for
         fresh inputs `x = make()` (a new function object per call).
@@ -200,11 +208,34 @@ class Timer:
             for name in names[shift:] + names[:shift]:
                 n = sizes[name]
                 per_call[name].append(self._one_batch(kind, subjects[name], n, make) / n)
-        out = {}
-        for name, values in per_call.items():
-            q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
-            out[name] = (statistics.median(values), q[0], q[2], len(values))
-        return out
+        return {name: Stats(values) for name, values in per_call.items()}
+
+
+class Stats:
+    """Samples of one subject, one per round (aligned with the other subjects' rounds)."""
+
+    def __init__(self, samples: list[float]) -> None:
+        self.samples = samples
+        self.median = statistics.median(samples)
+        q = statistics.quantiles(samples, n=4) if len(samples) > 1 else [samples[0]] * 3
+        self.p25, self.p75 = q[0], q[2]
+
+    def ratio_to(self, base: Stats) -> float:
+        """The median of round-by-round ratios: each pair ran back to back, under the
+        same load, so this is steadier than a ratio of medians on a shared machine."""
+        return statistics.median(a / b for a, b in zip(self.samples, base.samples, strict=True))
+
+    def row(self, subject: str, version: str, note: str = "", **extra: Any) -> Row:
+        return Row(
+            subject,
+            version,
+            self.median * 1e6,
+            "us",
+            (self.p25 * 1e6, self.p75 * 1e6),
+            len(self.samples),
+            note,
+            extra,
+        )
 
 
 # -- the cases ---------------------------------------------------------------------------
@@ -321,12 +352,12 @@ def run_call_cases(subjects: list[Subject], timer: Timer, log: Callable[[str], N
         )
         measured = timer.compare(prepared, kind=kind)
         case = Case(case_id, title, baseline="floor")
-        for label, (med, p25, p75, k) in measured.items():
-            case.rows.append(
-                Row(
-                    label, versions[label], med * 1e6, "us", (p25 * 1e6, p75 * 1e6), k, notes[label]
-                )
-            )
+        floor, td = measured.get("floor"), measured.get("tooldeck")
+        for label, stats in measured.items():
+            paired = {"paired_ratio": stats.ratio_to(floor)} if floor else {}
+            if td:
+                paired["paired_vs_tooldeck"] = stats.ratio_to(td)
+            case.rows.append(stats.row(label, versions[label], notes[label], **paired))
         for label, reason in skipped.items():
             case.rows.append(Row(label, "", None, "us", note=f"not measured: {reason}"))
         out.append(case)
@@ -359,8 +390,19 @@ def run_definition_cases(
                 full[subject.name] = subject.full_schema and is_full_schema(
                     schema, func, cases.DESCRIBED[key]
                 )
-                if caught:
-                    notes[subject.name] = f"warns: {caught[0].message}"
+                dropped = [
+                    p
+                    for p in cases.ANNOTATED_DESCRIBED.get(key, ())
+                    if "description" not in schema.get("properties", {}).get(p, {})
+                ]
+                notes[subject.name] = "; ".join(
+                    (
+                        [f"drops the Annotated[str, ...] description of {', '.join(dropped)}"]
+                        if dropped
+                        else []
+                    )
+                    + ([f"warns: {caught[0].message}"] if caught else [])
+                )
             except Unsupported as exc:
                 case.rows.append(Row(subject.name, subject.version, None, "us", note=str(exc)))
                 continue
@@ -386,8 +428,9 @@ def run_definition_cases(
                 rounds=max(3, timer.settings.rounds // 3),
             )
         by_name = {s.name: s for s in subjects}
+        td = measured.get("tooldeck")
         timed = []
-        for label, (med, p25, p75, k) in measured.items():
+        for label, stats in measured.items():
             note = notes.get(label, "")
             if not by_name[label].full_schema:
                 note = "no JSON schema (its own kwargs format)"
@@ -397,18 +440,8 @@ def run_definition_cases(
                 )
             if label == "floor":
                 note = "reference: create_model + model_json_schema, no docstring parsing"
-            timed.append(
-                Row(
-                    label,
-                    versions[label],
-                    med * 1e6,
-                    "us",
-                    (p25 * 1e6, p75 * 1e6),
-                    k,
-                    note,
-                    {"full_schema": full[label]},
-                )
-            )
+            paired = {"paired_vs_tooldeck": stats.ratio_to(td)} if td else {}
+            timed.append(stats.row(label, versions[label], note, full_schema=full[label], **paired))
         case.rows[:0] = timed
         out.append(case)
     return out
@@ -430,10 +463,10 @@ def is_full_schema(schema: dict[str, Any], func: Any, described: tuple[str, ...]
 
 def _register_all(subject: Subject, tools: list[tuple[Any, list[str]]]) -> tuple[Any, float]:
     registry = subject.new_registry()
-    t0 = perf_counter()
+    t0 = clock()
     for func, tags in tools:
         subject.register(registry, func, tags)
-    return registry, perf_counter() - t0
+    return registry, clock() - t0
 
 
 def _memory(subject: Subject, count: int) -> tuple[float, float]:
@@ -466,7 +499,7 @@ def run_scale(subjects: list[Subject], timer: Timer, log: Callable[[str], None])
         count = (
             settings.scale_tools
             if subject.name in ("tooldeck", "floor")
-            else (settings.peer_scale_tools)
+            else min(settings.peer_scale_tools, subject.scale_cap or settings.peer_scale_tools)
         )
         label = subject.name
         try:
@@ -547,7 +580,8 @@ def _scale_call(
         return
     kind = "async" if asyncio.iscoroutinefunction(pair["10"][0]) else "sync"
     measured = timer.compare(pair, kind=kind)
-    small_us, big_us = measured["10"][0] * 1e6, measured[str(count)][0] * 1e6
+    small_us, big_us = measured["10"].median * 1e6, measured[str(count)].median * 1e6
+    ratio = measured[str(count)].ratio_to(measured["10"])
     case.rows.append(
         Row(
             subject.name,
@@ -559,7 +593,7 @@ def _scale_call(
                 "tools": count,
                 "at_10_us": small_us,
                 "at_n_us": big_us,
-                "n_over_10": big_us / small_us,
+                "n_over_10": ratio,
             },
         )
     )
@@ -577,7 +611,8 @@ def _scale_tags(subject: Subject, big: Any, count: int, timer: Timer, case: Case
         return
     found = pair[str(count)][0](*pair[str(count)][1])
     measured = timer.compare(pair)
-    small_us, big_us = measured["100"][0] * 1e6, measured[str(count)][0] * 1e6
+    small_us, big_us = measured["100"].median * 1e6, measured[str(count)].median * 1e6
+    ratio = measured[str(count)].ratio_to(measured["100"])
     case.rows.append(
         Row(
             subject.name,
@@ -589,7 +624,7 @@ def _scale_tags(subject: Subject, big: Any, count: int, timer: Timer, case: Case
                 "tools": count,
                 "at_100_us": small_us,
                 "at_n_us": big_us,
-                "n_over_100": big_us / small_us,
+                "n_over_100": ratio,
                 "found": len(found),
             },
         )
@@ -602,14 +637,14 @@ def _scale_export(subject: Subject, big: Any, count: int, case: Case) -> None:
     except Unsupported as exc:
         case.rows.append(Row(subject.name, subject.version, None, "ms", note=str(exc)))
         return
-    t0 = perf_counter()
+    t0 = clock()
     exported = fn(*args)
-    first = perf_counter() - t0
+    first = clock() - t0
     again = []
     for _ in range(5):
-        t0 = perf_counter()
+        t0 = clock()
         fn(*args)
-        again.append(perf_counter() - t0)
+        again.append(clock() - t0)
     second = statistics.median(again)
     case.rows.append(
         Row(
@@ -641,9 +676,29 @@ def _row(case_list: list[Case], case_id: str, subject: str) -> dict[str, Any] | 
     return None
 
 
+def full_schema_peers(all_cases: list[Case]) -> list[str]:
+    """Peers whose definition gave a full JSON schema for every one of the four functions
+    (typed properties and the docstring's descriptions): the ones the targets compare with."""
+    define = [c for c in all_cases if c.id.startswith("define_")]
+    names = {r.subject for c in define for r in c.rows} - {"tooldeck", "floor"}
+    return sorted(
+        name
+        for name in names
+        if define
+        and all(
+            any(
+                r.subject == name and r.value is not None and r.extra.get("full_schema")
+                for r in c.rows
+            )
+            for c in define
+        )
+    )
+
+
 def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
     """Issue 8's targets, each with the measured figure and a verdict (None: not measured)."""
     targets: list[dict[str, Any]] = []
+    full_peers = set(full_schema_peers(all_cases))
 
     def add(path: str, target: str, measured: str, ok: bool | None) -> None:
         targets.append({"path": path, "target": target, "measured": measured, "pass": ok})
@@ -658,7 +713,7 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
         row = _row(all_cases, case_id, "tooldeck")
         floor = _row(all_cases, case_id, "floor")
         if row and floor:
-            ratio = row["value"] / floor["value"]
+            ratio = row["ratio_vs_baseline"]
             add(
                 path,
                 f"<= {limit:g}x the floor",
@@ -671,28 +726,24 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
     for key in cases.DEFINITION_FUNCS:
         case = next(c for c in all_cases if c.id == f"define_{key}")
         td = case.value("tooldeck")
-        rivals = [
-            r
-            for r in case.rows
-            if r.value is not None
-            and r.extra.get("full_schema")
-            and r.subject not in ("tooldeck", "floor")
-        ]
+        rivals = [r for r in case.rows if r.value is not None and r.subject in full_peers]
         if td is None or not rivals:
             add(f"definition: {key}", "faster than every full-schema peer", "not measured", None)
             continue
-        best = min(rivals, key=lambda r: r.value or 0.0)
+        # Round-by-round ratios peer / tooldeck: above 1, tooldeck was faster.
+        closest = min(rivals, key=lambda r: r.extra.get("paired_vs_tooldeck", 0.0))
+        ratio = closest.extra.get("paired_vs_tooldeck", 0.0)
         add(
             f"definition: {key}",
             "faster than every full-schema peer",
-            f"{td:.0f} µs vs fastest peer {best.subject} {best.value:.0f} µs",
-            td < (best.value or 0),
+            f"{td:.0f} µs; closest peer {closest.subject} {closest.value:.0f} µs "
+            f"({ratio:.2f}x tooldeck's time)",
+            ratio > 1,
         )
 
     reg = next(c for c in all_cases if c.id == "scale_register")
     mem = next(c for c in all_cases if c.id == "scale_memory")
     td_reg = next((r for r in reg.rows if r.subject == "tooldeck" and r.value is not None), None)
-    full_peers = {s.name for s in SUBJECT_CLASSES_FULL}
     peer_reg = [r for r in reg.rows if r.value is not None and r.subject in full_peers]
     if td_reg and peer_reg:
         best = min(peer_reg, key=lambda r: r.extra["us_per_tool"])
@@ -761,12 +812,6 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
     return targets
 
 
-# Peers that produce a full JSON schema, for the registration and memory targets.
-SUBJECT_CLASSES_FULL = [
-    c for c in peers.ALL_SUBJECTS if c.full_schema and c.name not in ("tooldeck", "floor")
-]
-
-
 # -- output ------------------------------------------------------------------------------
 
 
@@ -790,6 +835,7 @@ def machine_info(subjects: list[Subject], skipped: dict[str, str]) -> dict[str, 
         "cpu": cpu,
         "cores": os.cpu_count(),
         "versions": versions,
+        "registers": {s.name: s.registers for s in subjects},
         "skipped": skipped,
     }
 
@@ -814,11 +860,22 @@ def render_markdown(result: dict[str, Any]) -> str:
     meta = result["meta"]
     lines = [
         f"Run {meta['date']} ({result['mode']} mode) on {meta['cpu']}, {meta['cores']} cores, "
-        f"{meta['implementation']} {meta['python']}, {meta['platform']}.",
+        f"{meta['implementation']} {meta['python']}, {meta['platform']}. Clock: "
+        + ("process CPU time" if result.get("clock", "cpu") == "cpu" else "wall time")
+        + f"; the run took {result.get('seconds', 0):.0f} s.",
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items() if v) + ".",
         "",
     ]
+    if result.get("full_schema_peers") is not None:
+        lines += [
+            "Peers with a full JSON schema for all four definition functions (the ones the "
+            "targets compare with): " + (", ".join(result["full_schema_peers"]) or "none") + ".",
+            "",
+        ]
+    if meta.get("registers"):
+        lines += ["What registering a tool means for each subject:", ""]
+        lines += [f"- {k}: {v}" for k, v in meta["registers"].items()] + [""]
     if meta["skipped"]:
         lines += ["Skipped: " + "; ".join(f"{k}: {v}" for k, v in meta["skipped"].items()), ""]
     for case in result["cases"]:
@@ -942,6 +999,7 @@ def render_chart(result: dict[str, Any], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     groups = [c for c in result["cases"] if c["id"].startswith(("call_", "define_"))]
     subjects: list[str] = []
@@ -954,25 +1012,31 @@ def render_chart(result: dict[str, Any], path: Path) -> None:
     colour = {s: palette(i % 10) for i, s in enumerate(subjects)}
     for ax, prefix, title in [
         (axes[0], "call_", "Per call (µs, log scale)"),
-        (axes[1], "define_", "Definition to JSON schema (µs, log scale)"),
+        (axes[1], "define_", "Definition to JSON schema (µs, log; hatched: not a full schema)"),
     ]:
         chosen = [c for c in groups if c["id"].startswith(prefix)]
         height = 0.8 / max(1, len(subjects))
         for i, case in enumerate(chosen):
-            values = {r["subject"]: r["value"] for r in case["rows"] if r["value"] is not None}
+            rows = {r["subject"]: r for r in case["rows"] if r["value"] is not None}
             for j, subject in enumerate(subjects):
-                if subject in values:
+                if subject in rows:
+                    partial = rows[subject].get("full_schema") is False
                     ax.barh(
                         i + j * height,
-                        values[subject],
+                        rows[subject]["value"],
                         height,
                         color=colour[subject],
+                        hatch="///" if partial else None,
+                        edgecolor="white" if partial else None,
                         label=subject,
                     )
         ax.set_yticks([i + 0.4 - height / 2 for i in range(len(chosen))])
         ax.set_yticklabels([c["id"].removeprefix(prefix) for c in chosen])
         ax.invert_yaxis()
         ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title)
         ax.grid(axis="x", which="both", alpha=0.3)
     handles, labels = [], []
@@ -1011,11 +1075,15 @@ It writes `benchmarks/results/latest.json` and `latest.md`, this page and the ch
 
 ## How it measures
 
-- **Medians of interleaved batches.** A batch repeats one call until it takes about
-  10 ms; within a case every subject runs one batch per round, in rotating order, for
-  31 rounds, so a noisy neighbour slows all subjects alike. Ratios are taken against
-  figures measured in the same run. The garbage collector is paused inside a batch,
-  as `timeit` does.
+- **CPU time, medians of interleaved batches.** The clock is the process's CPU time
+  (all its threads, so a thread hop's worker counts): on a shared machine wall time
+  mostly measures the neighbours (`--clock wall` on an idle one). A batch repeats one
+  call until it takes about 2 ms; within a case every subject runs one batch per round,
+  in rotating order, for 101 rounds (33 for definitions). The tables show each
+  subject's median per call; a ratio ("vs floor", "vs tooldeck") is the median of the
+  round-by-round ratios, each pair having run back to back under the same load —
+  absolute figures drift between runs on a busy machine, these ratios hardly do. The
+  garbage collector is paused inside a batch, as `timeit` does.
 - **The floors** are what a validated call cannot avoid: a `pydantic-core` validator
   built once for the arguments (a `TypedDict` that forbids unknown keys, yielding the
   keyword arguments) and the direct call — `validate_json` for a JSON string,
@@ -1032,9 +1100,19 @@ It writes `benchmarks/results/latest.json` and `latest.md`, this page and the ch
   `call_tool` (no argument validation); toolregistry `ToolRegistry.invoke` by name and
   `Tool.run` directly. A peer that raises on invalid arguments is wrapped in the
   `try`/`except` its caller would need.
-- **Scale**: 10,000 tools for tooldeck and the floor; peers are measured at 1,000 tools
-  (FastMCP alone needs about a minute for 10,000) and compared per tool, with the
-  projection to 10,000 shown. Memory is the `tracemalloc` peak while registering.
+- **Full schema.** A definition counts as a full JSON schema when every parameter has
+  a typed property and every parameter the docstring documents has its description.
+  The definition, registration and memory targets compare tooldeck with the peers that
+  manage that for all four functions (listed under the results); the others are shown
+  for reference.
+- **Scale**: 10,000 tools (`tool_00000`…, each `add(a: int, b: int)` with its own
+  docstring and one tag `grp<i // 10>`, so every tag is held by ten tools), registered
+  one by one, for tooldeck and the floor. Peers are registered at 2,000 tools (1,000
+  for LangChain, about 5 ms a tool, and FastMCP, whose registration grows faster than
+  linearly: 10,000 take minutes) to keep the run near ten minutes, and compared per
+  tool, with the linear projection to 10,000 shown — for FastMCP an underestimate.
+  Memory is the `tracemalloc` peak while registering (the function objects are made
+  before tracing starts) and what is still held afterwards.
 - Nothing asserts a speed: CI runs `--quick` to prove the harness works.
 """
 
@@ -1108,8 +1186,21 @@ def main(argv: list[str] | None = None) -> int:
         help="write docs/performance.md and the chart (default: full runs)",
     )
     parser.add_argument("--skip", default="", help="comma-separated case groups: call,define,scale")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="what to read")
+    parser.add_argument(
+        "--render", type=Path, metavar="JSON", help="re-render outputs from a result file"
+    )
     opts = parser.parse_args(argv)
 
+    if opts.render:
+        result = json.loads(opts.render.read_text())
+        write_outputs(
+            result, opts.out, docs=result["mode"] == "full" if opts.docs is None else opts.docs
+        )
+        print(render_targets(result["targets"]))
+        return 0
+    global clock
+    clock = CLOCKS[opts.clock]
     settings = Settings.make(opts.quick)
     only = set(opts.only.split(",")) if opts.only else None
     skip_groups = set(filter(None, opts.skip.split(",")))
@@ -1134,11 +1225,13 @@ def main(argv: list[str] | None = None) -> int:
         timer.close()
     result = {
         "mode": "quick" if settings.quick else "full",
+        "clock": opts.clock,
         "settings": settings.__dict__,
         "seconds": perf_counter() - started,
         "meta": machine_info(subjects, skipped),
         "cases": [c.to_dict() for c in all_cases],
         "targets": evaluate_targets(all_cases) if not skip_groups else [],
+        "full_schema_peers": full_schema_peers(all_cases),
     }
     write_outputs(result, opts.out, docs=not settings.quick if opts.docs is None else opts.docs)
     print(render_targets(result["targets"]))
