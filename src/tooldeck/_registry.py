@@ -167,6 +167,17 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
             raise ToolDefinitionError("register() needs a function, a Tool or a BaseTool")
         description = desc if description is None else description
         extra_tags = None if tags is None else normalise_tags(tags)  # fail before storing
+        if isinstance(obj, (Tool, BaseTool)):
+            _refuse_options(
+                obj,
+                name=name,
+                description=description,
+                kwargs=kwargs,
+                returns=returns,
+                args_schema=args_schema,
+                timeout=timeout,
+                enabled=enabled,
+            )
         if isinstance(obj, Tool):
             new = obj
         elif isinstance(obj, BaseTool):
@@ -532,6 +543,17 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _refuse_options(obj: Any, **options: Any) -> None:
+    """A ready tool cannot take building options: refuse them rather than ignore them."""
+    given = [k for k, v in options.items() if v is not None and not (k == "enabled" and v)]
+    if given:
+        raise ToolDefinitionError(
+            f"{', '.join(given)} cannot be applied to an already built tool {obj.name!r}; "
+            "pass them when building it (tags and replace are accepted here)",
+            tool=obj.name,
+        )
 
 
 def _redefinition(old: Tool[..., Any], new: Tool[..., Any]) -> bool:

@@ -553,14 +553,11 @@ def schema_tool(
 
 
 def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
-    required = set(schema.get("required", ()))
     params = []
     for key, prop in schema.get("properties", {}).items():
         kind = prop.get("type") if isinstance(prop, dict) else None
         base = _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
         default = prop.get("default", EMPTY) if isinstance(prop, dict) else EMPTY
-        if key not in required and default is EMPTY:
-            default = None
         description = prop.get("description") if isinstance(prop, dict) else None
         params.append(Param(key, base, base, default, None, description))
     return tuple(params)
