@@ -101,7 +101,10 @@ class Subject:
         raise Unsupported("no call with a JSON string")
 
     def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
-        raise Unsupported("no validation error path")
+        raise Unsupported("no synchronous call")
+
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        raise Unsupported("no asynchronous call")
 
     # -- scale: a registry of many tools ---------------------------------------------
     def new_registry(self) -> Any:
@@ -203,6 +206,17 @@ class Floor(Subject):
 
         return call, (bad,)
 
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        validate = _args_validator(afunc).validate_python
+
+        async def call(arguments: dict[str, Any]) -> Any:
+            try:
+                return await afunc(**validate(arguments))
+            except ValidationError as exc:
+                return format_validation_error(exc)
+
+        return call, (bad,)
+
     def new_registry(self) -> Any:
         return {}
 
@@ -253,6 +267,9 @@ class Tooldeck(Subject):
 
     def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
         return self._registry_with(func).call_tool, (func.__name__, bad)
+
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return self._registry_with(afunc).async_call_tool, (afunc.__name__, bad)
 
     def new_registry(self) -> Any:
         return self._registry_cls()
@@ -310,6 +327,9 @@ class LangChain(Subject):
     def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
         return _catching(self._tool(func).invoke), (bad,)
 
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return _acatching(self._tool(afunc).ainvoke), (bad,)
+
     def new_registry(self) -> Any:
         return {}
 
@@ -332,8 +352,13 @@ class OpenAIAgents(Subject):
     registers = "`function_tool` (schema built at decoration) into a list"
 
     def load(self) -> None:
+        import logging
+
         from agents import function_tool
         from agents.tool_context import ToolContext
+
+        # Each failed call logs a tracing warning ("No active span"): not what is measured.
+        logging.getLogger("openai.agents").setLevel(logging.CRITICAL)
 
         self._function_tool = function_tool
         self._ctx_cls = ToolContext
@@ -360,8 +385,9 @@ class OpenAIAgents(Subject):
     def prepare_async_sync(self, func: Callable[..., Any], args: dict[str, Any]) -> Prepared:
         return self._invoker(func), (json.dumps(args),)
 
-    def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
-        raise Unsupported("async only (its error path is measured in no sync case)")
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        # Invalid arguments come back as its failure_error_function's message.
+        return self._invoker(afunc), (json.dumps(bad),)
 
     def new_registry(self) -> Any:
         return []
@@ -375,6 +401,7 @@ class FastMCP(Subject):
     dist = "fastmcp"
     registers = "`FastMCP.tool(func, tags=...)` on a server"
     scale_cap = 1_000  # registration grows faster than linearly: 10,000 take minutes
+
     def load(self) -> None:
         from fastmcp import FastMCP as Server
         from fastmcp.tools import Tool
@@ -391,6 +418,9 @@ class FastMCP(Subject):
     def prepare_async_sync(self, func: Callable[..., Any], args: dict[str, Any]) -> Prepared:
         # fastmcp runs a sync tool in a worker thread by default (run_in_thread).
         return self._tool_cls.from_function(func).run, (args,)
+
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return _acatching(self._tool_cls.from_function(afunc).run), (bad,)
 
     def new_registry(self) -> Any:
         return self._server_cls("bench")
@@ -437,6 +467,9 @@ class PydanticAI(Subject):
     def prepare_async_sync(self, func: Callable[..., Any], args: dict[str, Any]) -> Prepared:
         return self._caller(func), (args,)
 
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return _acatching(self._caller(afunc)), (bad,)
+
     def new_registry(self) -> Any:
         return self._toolset_cls()
 
@@ -480,6 +513,9 @@ class Agently(Subject):
     def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
         # No validation: the bad argument reaches the function and fails there.
         return self._manager_with(func).call_tool, (func.__name__, bad)
+
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return self._manager_with(afunc).async_call_tool, (afunc.__name__, bad)
 
     def new_registry(self) -> Any:
         return self._new()
@@ -539,6 +575,9 @@ class ToolRegistryPeer(Subject):
 
     def prepare_error(self, func: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
         return _catching(self._tool_cls.from_function(func).run), (bad,)
+
+    def prepare_error_async(self, afunc: Callable[..., Any], bad: dict[str, Any]) -> Prepared:
+        return _acatching(self._tool_cls.from_function(afunc).arun), (bad,)
 
     def new_registry(self) -> Any:
         return self._registry_cls()

@@ -339,6 +339,15 @@ CALL_CASES = [
         "sync",
         True,
     ),
+    (
+        "call_invalid_async",
+        "Invalid arguments, async: the error path of an async tool (a='one')",
+        "prepare_error_async",
+        cases.aadd,
+        cases.BAD_ARGS,
+        "async",
+        True,
+    ),
 ]
 
 
@@ -708,6 +717,7 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
         ("call_async", "async call of an async tool", 2.0),
         ("call_json", "call with a JSON string", 2.0),
         ("call_invalid", "invalid-arguments error path", 3.0),
+        ("call_invalid_async", "invalid-arguments error path, async tool", 3.0),
         ("call_async_sync", "async call of a sync tool (threaded)", 1.3),
     ]:
         row = _row(all_cases, case_id, "tooldeck")
@@ -1099,7 +1109,11 @@ It writes `benchmarks/results/latest.json` and `latest.md`, this page and the ch
   `FunctionSchema.call` (what its tool manager does per call); Agently
   `call_tool` (no argument validation); toolregistry `ToolRegistry.invoke` by name and
   `Tool.run` directly. A peer that raises on invalid arguments is wrapped in the
-  `try`/`except` its caller would need.
+  `try`/`except` its caller would need, answering `"Error: " + str(exc)` (so for
+  Pydantic AI the error path is its validator's exception text, not the retry prompt
+  its agent loop would build); the floor formats one line per problem, as tooldeck
+  does. OpenAI Agents and Pydantic AI call only asynchronously, so their error path
+  shows in the async error case.
 - **Full schema.** A definition counts as a full JSON schema when every parameter has
   a typed property and every parameter the docstring documents has its description.
   The definition, registration and memory targets compare tooldeck with the peers that

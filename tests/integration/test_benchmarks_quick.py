@@ -14,7 +14,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CALL_CASES = {"call_sync", "call_async", "call_async_sync", "call_json", "call_invalid"}
+CALL_CASES = {
+    "call_sync",
+    "call_async",
+    "call_async_sync",
+    "call_json",
+    "call_invalid",
+    "call_invalid_async",
+}
 DEFINE_CASES = {"define_add", "define_annotated", "define_nested", "define_async"}
 SCALE_CASES = {"scale_register", "scale_memory", "scale_call", "scale_tags", "scale_export"}
 
@@ -89,7 +96,7 @@ def test_scale_figures_are_recorded(quick_run: tuple[dict, Path]) -> None:
 def test_targets_and_markdown(quick_run: tuple[dict, Path]) -> None:
     result, out = quick_run
     targets = result["targets"]
-    assert len(targets) == 14
+    assert len(targets) == 15
     assert all(t["pass"] in (True, False, None) and t["measured"] for t in targets)
     assert result["meta"]["versions"]["tooldeck"]
     md = (out / "latest.md").read_text()
