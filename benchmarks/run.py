@@ -734,7 +734,7 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
             add(path, f"<= {limit:g}x the floor", "not measured", None)
 
     for key in cases.DEFINITION_FUNCS:
-        case = next(c for c in all_cases if c.id == f"define_{key}")
+        case = next((c for c in all_cases if c.id == f"define_{key}"), Case("", "", None))
         td = case.value("tooldeck")
         rivals = [r for r in case.rows if r.value is not None and r.subject in full_peers]
         if td is None or not rivals:
@@ -751,8 +751,8 @@ def evaluate_targets(all_cases: list[Case]) -> list[dict[str, Any]]:
             ratio > 1,
         )
 
-    reg = next(c for c in all_cases if c.id == "scale_register")
-    mem = next(c for c in all_cases if c.id == "scale_memory")
+    reg = next((c for c in all_cases if c.id == "scale_register"), Case("", "", None))
+    mem = next((c for c in all_cases if c.id == "scale_memory"), Case("", "", None))
     td_reg = next((r for r in reg.rows if r.subject == "tooldeck" and r.value is not None), None)
     peer_reg = [r for r in reg.rows if r.value is not None and r.subject in full_peers]
     if td_reg and peer_reg:
@@ -1244,7 +1244,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": perf_counter() - started,
         "meta": machine_info(subjects, skipped),
         "cases": [c.to_dict() for c in all_cases],
-        "targets": evaluate_targets(all_cases) if not skip_groups else [],
+        "targets": evaluate_targets(all_cases),
         "full_schema_peers": full_schema_peers(all_cases),
     }
     write_outputs(result, opts.out, docs=not settings.quick if opts.docs is None else opts.docs)
