@@ -504,6 +504,19 @@ def keywords_in(schema: Any, wanted: set[str]) -> Iterator[str]:
         yield from keywords_in(schema.get(key), wanted)
 
 
+def check_error_lines(answer: Any, names: set[str]) -> None:
+    """A refusal (coercion may also accept): one line per problem, each naming its
+    argument (``<argument>[.<path>]: <what was wrong>``), after a header line."""
+    if not (isinstance(answer, str) and answer.startswith("Error: ")):
+        return
+    header, *lines = answer.split("\n")
+    assert header == "Error: Invalid arguments for tool 'generated':", answer
+    assert lines, answer
+    for line in lines:
+        where = line.split(": ", 1)[0]
+        assert where.split(".", 1)[0] in names, (line, answer)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), signature=signatures())
 def test_schema_accepted_arguments_are_accepted(
@@ -542,6 +555,7 @@ def test_schema_accepted_arguments_are_accepted(
     for _ in range(5):
         args = data.draw(candidate_arguments(params))
         if not validator.is_valid(args):
+            check_error_lines(tool.call(args), set(types_by_name))
             continue
         answer = accepted(tool, args)
         expected = expected_echo(params, args)
