@@ -19,6 +19,7 @@ import contextvars
 import functools
 import inspect
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar, cast
@@ -48,6 +49,18 @@ _loop: asyncio.AbstractEventLoop | None = None
 _loop_thread: threading.Thread | None = None
 _loop_lock = threading.Lock()
 _abandoned = 0
+
+
+def _forget_loop_after_fork() -> None:
+    """A forked child has the parent's loop object but not its thread: start afresh,
+    or every sync call of an async tool in the child (multiprocessing's "fork",
+    gunicorn's preloaded workers) would wait forever."""
+    global _loop, _loop_thread, _loop_lock
+    _loop, _loop_thread, _loop_lock = None, None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_forget_loop_after_fork)
 
 
 class CallTimeout(TimeoutError):

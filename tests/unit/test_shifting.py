@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import functools
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -691,3 +692,30 @@ async def test_context_reaches_the_tool_from_async_code(
         return await context_registry.async_call_tool(name)
 
     assert await asyncio.create_task(in_context()) == "async-caller"
+
+
+# --- a forked child starts its own background loop ------------------------------------------
+
+
+def _sync_call_in_child(results: Any) -> None:
+    results.put(syncify(_double)(21))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_sync_call_of_async_function_in_a_forked_child() -> None:
+    """The parent's background loop thread does not survive a fork; the child must not
+    wait on it forever (multiprocessing's "fork", gunicorn's preloaded workers)."""
+    import multiprocessing
+
+    assert syncify(_double)(1) == 2  # the parent's background loop is running
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_sync_call_in_child, args=(results,))
+    child.start()
+    child.join(20)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+        child.join(5)
+    assert not hung, "the child's sync call of an async function hung"
+    assert results.get(timeout=5) == 42
