@@ -201,6 +201,30 @@ async def test_sync_calls_from_threads_while_the_loop_runs(
     assert results == [0, 1, 2, 3, 10, 11, 12, 13]
 
 
+def test_async_tool_making_sync_calls_of_async_tools() -> None:
+    """A tool that calls another by name with the sync face, on every path: no deadlock
+    on the background loop, inner timeouts still apply."""
+    registry = ToolRegistry()
+
+    @registry.tool
+    async def inner(x: int) -> int:
+        await asyncio.sleep(0)
+        return x + 1
+
+    @registry.tool(timeout=0.2)
+    async def inner_stuck() -> None:
+        await asyncio.sleep(30)
+
+    @registry.tool
+    async def outer(x: int) -> list:
+        return [registry.call_tool("inner", {"x": x}), registry.call_tool("inner_stuck")]
+
+    expected = [2, "Error: Tool 'inner_stuck' timed out after 0.2 seconds"]
+    assert registry.call_tool("outer", {"x": 1}) == expected
+    assert asyncio.run(registry.async_call_tool("outer", {"x": 1})) == expected
+    assert registry.get_tool_func("outer", shift="sync")(1) == expected
+
+
 # --- async calls of blocking sync tools ---------------------------------------------------
 
 
