@@ -481,7 +481,7 @@ class Agently(Subject):
     name = "agently"
     dist = "agently"
     full_schema = False  # keeps `{param: (type, "description")}`, not a JSON schema
-    registers = "`tool_func` on a fresh tool manager"
+    registers = "Agently's manual `register(name=, desc=, kwargs=, func=, tags=)` (no schema)"
 
     def load(self) -> None:
         import agently

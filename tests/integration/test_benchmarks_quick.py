@@ -23,7 +23,14 @@ CALL_CASES = {
     "call_invalid_async",
 }
 DEFINE_CASES = {"define_add", "define_annotated", "define_nested", "define_async"}
-SCALE_CASES = {"scale_register", "scale_memory", "scale_call", "scale_tags", "scale_export"}
+SCALE_CASES = {
+    "register_one",
+    "scale_register",
+    "scale_memory",
+    "scale_call",
+    "scale_tags",
+    "scale_export",
+}
 
 
 @pytest.fixture(scope="module")
