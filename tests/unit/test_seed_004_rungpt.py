@@ -4,6 +4,7 @@ shapes, fail-fast definition errors, and ``ToolResult`` itself."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Annotated, Any, Dict, List, Optional  # noqa: UP035 - seed 004's spelling
 
@@ -620,4 +621,33 @@ def test_str_of_dict_is_json_with_non_ascii_kept() -> None:
     text = str(ToolResult.ok(data))
     assert json.loads(text) == data
     assert text == json.dumps(data, ensure_ascii=False)
+    assert "\\u" not in text
+
+
+class Weather(BaseModel):
+    city: str
+    temp: float
+
+
+@dataclasses.dataclass
+class Reading:
+    sensor: str
+    value: int
+
+
+@pytest.mark.parametrize(
+    ("data", "as_json"),
+    [
+        (Weather(city="台北", temp=20.5), {"city": "台北", "temp": 20.5}),
+        ([Weather(city="台中", temp=1)], [{"city": "台中", "temp": 1.0}]),
+        (Reading("s1", 3), {"sensor": "s1", "value": 3}),
+        ({"reading": Reading("s2", 4)}, {"reading": {"sensor": "s2", "value": 4}}),
+    ],
+    ids=["model", "list-of-models", "dataclass", "nested-dataclass"],
+)
+def test_str_of_models_and_dataclasses_is_json(data: Any, as_json: Any) -> None:
+    """DESIGN.md: success → the data, "anything else as JSON". A tool annotated
+    ``-> SomeModel`` is common; a model must read JSON, not Python's repr."""
+    text = str(ToolResult.ok(data))
+    assert json.loads(text) == as_json
     assert "\\u" not in text
