@@ -3,6 +3,7 @@ usage example, and JSON Schema semantics for ``BaseTool`` arguments."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -331,14 +332,22 @@ def test_b005_openai_shape() -> None:
         assert function["parameters"]["type"] == "object"
 
 
-def test_b005_exports_are_fresh_copies() -> None:
+def test_b005_exports_cannot_be_corrupted() -> None:
+    """Changing what an export returned never changes the next export: a definition
+    is either a fresh copy or read-only (``TypeError``); the list itself is the
+    caller's to extend."""
     registry = ToolRegistry()
     registry.register(MockTool())
     first = registry.get_openai_tools()
-    first[0]["function"]["parameters"]["properties"].clear()
-    assert registry.get_openai_tools()[0]["function"]["parameters"]["properties"] == {
-        "message": {"type": "string"}
-    }
+    first.append({"type": "function", "function": {"name": "extra"}})
+    with contextlib.suppress(TypeError):  # read-only is fine too
+        first[0]["function"]["parameters"]["properties"].clear()
+    with contextlib.suppress(TypeError):
+        first[0]["function"]["name"] = "renamed"
+    again = registry.get_openai_tools()
+    assert len(again) == 1
+    assert again[0]["function"]["name"] == "mock_tool"
+    assert again[0]["function"]["parameters"]["properties"] == {"message": {"type": "string"}}
 
 
 # --- JSON Schema semantics for BaseTool arguments -----------------------------------------
