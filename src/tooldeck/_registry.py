@@ -10,7 +10,6 @@ lose nothing.
 from __future__ import annotations
 
 import inspect
-import json
 import threading
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -82,7 +81,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         self._tools: dict[str, Tool[..., Any]] = {}
         self._order: dict[str, int] = {}
         self._by_tag: dict[str, set[str]] = {}
-        self._exports: dict[tuple[Any, ...], str] = {}
+        self._exports: dict[tuple[Any, ...], tuple[dict[str, Any], ...]] = {}
         self._lock = threading.RLock()
         self._counter = 0
         self._mcp_state: Any = None  # owned by tooldeck.mcp
@@ -449,8 +448,10 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         """The enabled tools in a provider's format, computed once and cached.
 
         Formats: ``openai`` (Chat Completions), ``openai-responses``, ``anthropic``,
-        ``gemini``, ``mcp``, ``agently``. Each call returns fresh objects: mutating
-        them cannot corrupt the cache.
+        ``gemini``, ``mcp``, ``agently``. Each call returns a new list of shared,
+        read-only definitions (mutating one raises ``TypeError``; ``copy.deepcopy``
+        gives a plain copy), so the cache cannot be corrupted and a second export
+        costs next to nothing.
 
         Raises:
             ValueError: an unknown format.
@@ -462,12 +463,12 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
             )
         key = (format, strict, None if tags is None else normalise_tags(tags), match)
         with self._lock:
-            text = self._exports.get(key)
-            if text is None:
+            exported = self._exports.get(key)
+            if exported is None:
                 tools = self._select(tags, match)
-                text = "[" + ",".join(t.export_text(format, strict=strict) for t in tools) + "]"
-                self._exports[key] = text
-        return list(json.loads(text))
+                exported = tuple(t.export(format, strict=strict) for t in tools)
+                self._exports[key] = exported
+        return list(exported)
 
     def get_openai_tools(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
         """Seed 000's name: :meth:`export` in the ``openai`` (Chat Completions) format."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic_core import ValidationError, from_json
 from typing_extensions import ParamSpec
 
-from ._jsonschema import copy_json, schema_validator
+from ._jsonschema import FrozenDict, copy_json, freeze, schema_validator
 from ._result import (
     CallFailure,
     ToolResult,
@@ -144,7 +144,7 @@ class Tool(BaseTool, Generic[P, R]):
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
-        self._exports: dict[tuple[str, bool], str] = {}
+        self._exports: dict[tuple[str, bool], FrozenDict] = {}
         self._owners: weakref.WeakSet[ToolRegistry] = weakref.WeakSet()
         self._target: Callable[..., Any] = (
             _positional_adapter(func, spec.positional) if spec.positional else func
@@ -216,18 +216,20 @@ class Tool(BaseTool, Generic[P, R]):
         return self._spec
 
     def export(self, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
-        """This tool in a provider's format (see :meth:`ToolRegistry.export`)."""
-        exported: dict[str, Any] = json.loads(self.export_text(format, strict=strict))
+        """This tool in a provider's format (see :meth:`ToolRegistry.export`).
+
+        Computed once per format and cached; the result is read-only (it is shared):
+        ``copy.deepcopy`` it to change it.
+        """
+        key = (format, strict)
+        exported = self._exports.get(key)
+        if exported is None:
+            exported = self._exports[key] = freeze(self._export(format, strict))
         return exported
 
     def export_text(self, format: str = "openai", *, strict: bool = False) -> str:
-        """:meth:`export` as JSON text, computed once per format and cached."""
-        key = (format, strict)
-        text = self._exports.get(key)
-        if text is None:
-            text = json.dumps(self._export(format, strict), ensure_ascii=False)
-            self._exports[key] = text
-        return text
+        """:meth:`export` as JSON text (UTF-8 characters kept as they are)."""
+        return json.dumps(self.export(format, strict=strict), ensure_ascii=False)
 
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
         if format == "agently":

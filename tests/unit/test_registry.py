@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import threading
 from typing import Any
 
@@ -196,8 +198,14 @@ def test_export_shapes_and_cache_isolation(registry: ToolRegistry) -> None:
             },
         }
     ]
-    openai[0]["function"]["name"] = "mutated"
+    with pytest.raises(TypeError, match="read-only"):
+        openai[0]["function"]["name"] = "mutated"  # shared definitions refuse changes
+    copied = copy.deepcopy(openai[0])
+    copied["function"]["name"] = "mutated"  # a deep copy is plain and mutable
+    openai.append(copied)  # the list itself is the caller's own
     assert registry.get_openai_tools()[0]["function"]["name"] == "e"
+    assert len(registry.get_openai_tools()) == 1
+    assert json.loads(json.dumps(openai[0])) == openai[0]
     assert registry.get_declarations()[0]["input_schema"] == registry.get("e").parameters  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="unknown export format"):
         registry.export("yaml")

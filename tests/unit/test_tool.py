@@ -249,7 +249,11 @@ def test_parameters_are_copies() -> None:
 def test_export_per_tool_is_cached_but_fresh() -> None:
     t = Tool(add)
     first = t.export("openai")
-    first["function"]["name"] = "corrupted"
+    with pytest.raises(TypeError, match="read-only"):
+        first["function"]["name"] = "corrupted"
+    with pytest.raises(TypeError, match="read-only"):
+        first["function"]["parameters"]["required"].append("b")
+    assert t.export("openai") is first  # computed once
     assert t.export("openai")["function"]["name"] == "add"
     assert json.loads(t.export_text("anthropic"))["input_schema"] == t.parameters
 
