@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
@@ -22,7 +23,7 @@ import logging
 import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
@@ -49,6 +50,12 @@ _loop: asyncio.AbstractEventLoop | None = None
 _loop_thread: threading.Thread | None = None
 _loop_lock = threading.Lock()
 _abandoned = 0
+_abandoned_lock = threading.Lock()
+
+# Seconds a sync caller waits past an async tool's timeout for the background loop to
+# fire it; past that the loop is blocked (a coroutine on it does not yield), and the
+# caller gets the timeout anyway instead of waiting for the loop.
+LOOP_GRACE = 1.0
 
 
 def _forget_loop_after_fork() -> None:
@@ -116,10 +123,24 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
         return _unwrap(outcome)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
+        if timeout is not None and not concurrent.futures.wait((future,), timeout + LOOP_GRACE)[0]:
+            _blocked_loop(timeout)
         return _unwrap(future.result())
     except BaseException:
         future.cancel()  # KeyboardInterrupt while waiting: stop the coroutine too
         raise
+
+
+def _blocked_loop(timeout: float) -> NoReturn:
+    """The loop did not even fire the timeout: a coroutine on it blocks. Stop waiting."""
+    logger.warning(
+        "tooldeck's event loop did not fire a %gs timeout within %gs: a coroutine on it "
+        "blocks (an async tool calling blocking code?); async tools called from sync code "
+        "stall until it yields",
+        timeout,
+        LOOP_GRACE,
+    )
+    raise CallTimeout
 
 
 async def _capture(awaitable: Awaitable[R]) -> tuple[R | None, BaseException | None]:
@@ -237,13 +258,15 @@ def _start_daemon(
 
 def _abandon(func: Callable[..., Any], timeout: float) -> None:
     global _abandoned
-    _abandoned += 1
+    with _abandoned_lock:  # timeouts fire in many threads at once
+        _abandoned += 1
+        count = _abandoned
     logger.warning(
         "abandoned a worker thread still running %s after its %gs timeout "
         "(threads cannot be killed; %d abandoned so far)",
         getattr(func, "__qualname__", func),
         timeout,
-        _abandoned,
+        count,
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tooldeck import ToolRegistry, ToolResult, abandoned_threads
+from tooldeck import ToolRegistry, ToolResult, _shifting, abandoned_threads
 
 from .conftest import assert_intact, build_registry
 
@@ -382,6 +382,44 @@ def test_a_sync_call_of_an_async_tool_that_never_returns(release: threading.Even
     worker.start()
     worker.join(30)
     assert answers == ["Error: Tool 'forever' timed out after 0.2 seconds"]
+
+
+def test_abandoned_threads_are_counted_exactly_when_many_time_out_at_once(
+    release: threading.Event,
+) -> None:
+    registry = build_registry()
+
+    @registry.tool(timeout=0.2)
+    def stuck() -> None:
+        release.wait(60)
+
+    before = abandoned_threads()
+    callers = [threading.Thread(target=registry.call_tool, args=("stuck",)) for _ in range(16)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join(30)
+    assert abandoned_threads() == before + 16
+
+
+def test_an_async_tool_blocking_its_loop_still_times_out_for_a_sync_caller(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A coroutine that never yields holds tooldeck's loop, so the loop cannot fire the
+    timeout; the sync caller stops waiting shortly after it anyway."""
+    monkeypatch.setattr(_shifting, "LOOP_GRACE", 0.2)
+    registry = build_registry()
+
+    @registry.tool(timeout=0.1)
+    async def hog() -> str:
+        time.sleep(1.0)  # blocking code in an async tool: the mistake this guards against
+        return "late"
+
+    with caplog.at_level(logging.WARNING, logger="tooldeck"):
+        assert registry.call_tool("hog") == "Error: Tool 'hog' timed out after 0.1 seconds"
+    assert any("did not fire a 0.1s timeout" in r.getMessage() for r in caplog.records)
+    _shifting.run_coroutine(asyncio.sleep(0))  # the loop is back once the tool returns
+    assert_intact(registry)
 
 
 # -- blocking tools do not block the loop -------------------------------------------------------
