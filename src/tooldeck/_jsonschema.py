@@ -72,6 +72,9 @@ def _clean(
             continue
         if key in _DATA_KEYWORDS:
             out[key] = value
+        elif key == "discriminator" and isinstance(value, dict):
+            # Its "mapping" points at $defs entries that inlining removes.
+            out[key] = {k: v for k, v in value.items() if k != "mapping"}
         elif key in _MAP_KEYWORDS and isinstance(value, dict):
             out[key] = {k: _clean(v, defs, stack, recursive) for k, v in value.items()}
         else:

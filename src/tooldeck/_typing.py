@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import pydantic
-from typing_extensions import is_typeddict
+from typing_extensions import NotRequired, Required, is_typeddict
 
 __all__ = [
     "admits_container",
@@ -161,12 +161,26 @@ def _defaulted_fields(
     elif is_typeddict(tp):
         hints = typing.get_type_hints(tp, include_extras=True)
         required = getattr(tp, "__required_keys__", frozenset(hints))
-        entries = [(name, hint, name not in required) for name, hint in hints.items()]
+        entries = [
+            (name, hint, not _typeddict_required(name, hint, required))
+            for name, hint in hints.items()
+        ]
     else:
         return None
     droppable = frozenset(k for k, hint, dflt in entries if dflt and not admits_none(hint))
     nested = {k: p for k, hint, _ in entries if (p := null_default_plan(hint, seen)) is not None}
     return droppable, nested
+
+
+def _typeddict_required(name: str, hint: Any, required_keys: frozenset[str]) -> bool:
+    # With string annotations (``from __future__ import annotations``) Python < 3.12
+    # puts NotRequired keys in __required_keys__; the resolved hint says the truth.
+    origin = get_origin(hint)
+    if origin is NotRequired:
+        return False
+    if origin is Required:
+        return True
+    return name in required_keys
 
 
 def _object_plan(droppable: frozenset[str], nested: dict[str, Plan]) -> Plan:

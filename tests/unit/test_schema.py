@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import jsonschema
 import pytest
 from pydantic import BaseModel, Field
-from typing_extensions import Doc, TypedDict
+from typing_extensions import Doc, NotRequired, TypedDict
 
 from tooldeck import Tool, ToolDefinitionError, ToolRegistry
 
@@ -123,7 +123,10 @@ TORTURE_SCHEMA = {
                 {
                     "type": "object",
                     "description": "A point.",
-                    "properties": {"x": {"type": "integer"}, "y": {"type": "integer", "default": 0}},
+                    "properties": {
+                        "x": {"type": "integer"},
+                        "y": {"type": "integer", "default": 0},
+                    },
                     "required": ["x"],
                 },
                 {"type": "null"},
@@ -269,12 +272,12 @@ def test_explicit_description_wins_over_docstring_and_name_is_last_resort() -> N
 
 
 DOCSTRINGS = {
-    "google": '''Sum.
+    "google": """Sum.
 
     Args:
         a: the first
         b (int): the second
-    ''',
+    """,
     "google_direct": """Args:
         a: the first
         b: the second
@@ -330,10 +333,16 @@ class NotAModel:
         ("def f(x: NotAModel): ...", "x", "pydantic cannot validate"),
         ("def f(*args: int): ...", "args", "*args is not supported"),
         ("def f(**kw: int): ...", "kw", "needs args_schema"),
-        ('def f(a: int):\n    """Do.\n\n    Args:\n        b: nope\n    """', "b", "not a parameter"),
+        (
+            'def f(a: int):\n    """Do.\n\n    Args:\n        b: nope\n    """',
+            "b",
+            "not a parameter",
+        ),
     ],
 )
-def test_definition_errors_name_function_and_parameter(source: str, param: str, fragment: str) -> None:
+def test_definition_errors_name_function_and_parameter(
+    source: str, param: str, fragment: str
+) -> None:
     namespace: dict[str, Any] = {"NotAModel": NotAModel}
     exec(source, namespace)
     with pytest.raises(ToolDefinitionError) as info:
@@ -429,3 +438,37 @@ def test_implicit_optional_default_none_accepts_null() -> None:
     assert t.call({"x": None}) is None
     assert t.call({}) is None
     assert t.call({"x": "4"}) == 4
+
+
+class Movie(TypedDict):
+    title: str
+    rating: NotRequired[float]
+
+
+def test_typeddict_not_required_key_null_means_absent_under_future_annotations() -> None:
+    # This module uses string annotations, where Python < 3.12 lists NotRequired keys
+    # in __required_keys__; strict exports send them as nullable all the same.
+    def f(movie: Movie) -> dict[str, Any]:
+        return dict(movie)
+
+    assert Tool(f).call({"movie": {"title": "x", "rating": None}}) == {"title": "x"}
+    assert Tool(f).call({"movie": {"title": "x", "rating": "2.5"}}) == {"title": "x", "rating": 2.5}
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int = 9
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+
+
+def test_discriminated_union_leaves_no_dangling_mapping() -> None:
+    def f(pet: Annotated[Union[Cat, Dog], Field(discriminator="kind")]) -> str:
+        return pet.kind
+
+    schema = Tool(f).parameters
+    assert "$defs" not in schema
+    assert schema["properties"]["pet"]["discriminator"] == {"propertyName": "kind"}
+    assert Tool(f).call({"pet": {"kind": "dog"}}) == "dog"
