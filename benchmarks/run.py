@@ -1141,7 +1141,7 @@ Run it yourself (the `bench` extra installs the peers):
 
 ```bash
 python3 -m venv .benchvenv && .benchvenv/bin/pip install -e ".[bench]"
-.benchvenv/bin/python -m benchmarks.run          # full run, about 10 minutes
+.benchvenv/bin/python -m benchmarks.run          # full run, 5-10 minutes
 .benchvenv/bin/python -m benchmarks.run --quick  # every case a few times (CI)
 ```
 
@@ -1190,7 +1190,10 @@ It writes `benchmarks/results/latest.json` and `latest.md`, this page and the ch
   linearly: 10,000 take minutes) to keep the run near ten minutes, and compared per
   tool, with the linear projection to 10,000 shown — for FastMCP an underestimate.
   Memory is the `tracemalloc` peak while registering (the function objects are made
-  before tracing starts) and what is still held afterwards.
+  before tracing starts) and what is still held afterwards. Because each total is a
+  single measurement taken minutes apart from the others, registration is also
+  measured paired: one more tool into a growing registry, interleaved round by round
+  ("Registering one more tool"); the registration target reads that ratio.
 - Nothing asserts a speed: CI runs `--quick` to prove the harness works.
 """
 
