@@ -481,20 +481,34 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     # -- MCP (extra "mcp") ----------------------------------------------------------------
 
     def use_mcp(
-        self, transport: Any, *, tags: Tags = None, replace: bool = False
+        self,
+        transport: Any,
+        *,
+        tags: Tags = None,
+        replace: bool = False,
+        timeout: float | None = 60.0,
     ) -> list[Tool[..., Any]]:
-        """Import an MCP server's tools as proxies (see :mod:`tooldeck.mcp`)."""
+        """Import an MCP server's tools as proxies (see :mod:`tooldeck.mcp`).
+
+        A proxied call that takes longer than ``timeout`` seconds answers ``None``
+        (seed 001 §7.2's failure value); ``timeout=None`` waits forever.
+        """
         from . import mcp
 
-        return mcp.use_mcp(self, transport, tags=tags, replace=replace)
+        return mcp.use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
 
     async def async_use_mcp(
-        self, transport: Any, *, tags: Tags = None, replace: bool = False
+        self,
+        transport: Any,
+        *,
+        tags: Tags = None,
+        replace: bool = False,
+        timeout: float | None = 60.0,
     ) -> list[Tool[..., Any]]:
         """Async twin of :meth:`use_mcp`."""
         from . import mcp
 
-        return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace)
+        return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
 
     def as_mcp_server(self, name: str = "tooldeck", *, tags: Tags = None) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools."""

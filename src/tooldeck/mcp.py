@@ -64,6 +64,7 @@ HTTP_PATH = "/mcp"
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _PING_TIMEOUT = 5.0  # seconds a liveness probe may take after a failed call
 _OPEN_TIMEOUT = 60.0  # seconds opening a session may take (fastmcp waits forever by default)
+CALL_TIMEOUT = 60.0  # default seconds a proxied call may take before it gives §7.2's None
 
 
 def _fastmcp() -> Any:
@@ -93,8 +94,11 @@ async def _on_background(coro: Coroutine[Any, Any, T]) -> T:
 class _Session:
     """One MCP server's client session: opened lazily, shared, reopened when dead."""
 
-    def __init__(self, transport: Any) -> None:
+    def __init__(self, transport: Any, timeout: float | None = CALL_TIMEOUT) -> None:
         self.transport = transport
+        # A fastmcp.Client handed in with its own request timeout keeps it.
+        own = getattr(transport, "_session_kwargs", {}).get("read_timeout_seconds")
+        self.timeout = None if own else timeout
         self._client: fastmcp.Client[Any] | None = None
         self._lock: asyncio.Lock | None = None  # made on the background loop
 
@@ -131,7 +135,7 @@ class _Session:
     async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         client = await self._connected()
         try:
-            return await client.call_tool_mcp(name, arguments)
+            return await client.call_tool_mcp(name, arguments, timeout=self.timeout)
         except Exception:
             await self._drop_if_dead(client)
             raise
@@ -230,7 +234,12 @@ def sanitise_name(remote: str) -> str:
 
 
 def use_mcp(
-    registry: ToolRegistry, transport: Any, *, tags: Tags = None, replace: bool = False
+    registry: ToolRegistry,
+    transport: Any,
+    *,
+    tags: Tags = None,
+    replace: bool = False,
+    timeout: float | None = CALL_TIMEOUT,
 ) -> list[Tool[..., Any]]:
     """Register a proxy for each tool of an MCP server; return the proxies.
 
@@ -240,6 +249,8 @@ def use_mcp(
             config dict, a ``FastMCP`` server (in process), a transport, a ``Client``.
         tags: Tags added to the server's own.
         replace: Replace local tools whose names clash instead of raising.
+        timeout: Seconds a proxied call may take; past it the call gives seed 001
+            §7.2's failure value, ``None`` (``None`` waits forever).
 
     Raises:
         DuplicateToolError: A remote name is taken by a tool that is not one of this
@@ -247,11 +258,18 @@ def use_mcp(
         ImportError: ``fastmcp`` is not installed.
     """
     _fastmcp()
-    return _run_sync(async_use_mcp(registry, transport, tags=tags, replace=replace))
+    return _run_sync(
+        async_use_mcp(registry, transport, tags=tags, replace=replace, timeout=timeout)
+    )
 
 
 async def async_use_mcp(
-    registry: ToolRegistry, transport: Any, *, tags: Tags = None, replace: bool = False
+    registry: ToolRegistry,
+    transport: Any,
+    *,
+    tags: Tags = None,
+    replace: bool = False,
+    timeout: float | None = CALL_TIMEOUT,
 ) -> list[Tool[..., Any]]:
     """Async twin of :func:`use_mcp`."""
     _fastmcp()
@@ -261,7 +279,7 @@ async def async_use_mcp(
         session = state.sessions.get(key)
         created = session is None
         if session is None:  # stored now, so concurrent imports share it
-            session = state.sessions[key] = _Session(transport)
+            session = state.sessions[key] = _Session(transport, timeout)
     try:
         remote = await session.list_tools()
     except BaseException:

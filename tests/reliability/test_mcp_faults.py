@@ -111,18 +111,12 @@ def test_faults_from_sync_code() -> None:
         registry.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mcp.py owner: a hanging server hangs a proxy forever unless the caller passes "
-    "fastmcp.Client(..., timeout=...); proposed: use_mcp(..., timeout=seconds), so the "
-    "§7.2 value (None) comes back within it",
-)
 async def test_use_mcp_bounds_a_hanging_server_by_itself() -> None:
     registry = ToolRegistry()
     transport = StdioTransport(sys.executable, [str(SCRIPT)])
     try:
         await asyncio.wait_for(
-            registry.async_use_mcp(transport, timeout=REQUEST_TIMEOUT),  # type: ignore[call-arg]
+            registry.async_use_mcp(transport, timeout=REQUEST_TIMEOUT),
             BOUND,
         )
         assert await asyncio.wait_for(registry.async_call_tool("hang", {}), BOUND) is None
