@@ -237,7 +237,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         self._tools[new.name] = new
         for tag in new.tags:
             self._by_tag.setdefault(tag, set()).add(new.name)
-        new._owners.add(self)
+        new._add_owner(self)
 
     def _unindex(self, old: Tool[..., Any]) -> None:
         for tag in old.tags:
@@ -246,7 +246,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
                 names.discard(old.name)
                 if not names:
                     del self._by_tag[tag]
-        old._owners.discard(self)
+        old._drop_owner(self)
 
     def _existing_source(self, obj: BaseTool) -> Tool[..., Any] | None:
         with self._lock:
@@ -283,7 +283,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         with self._lock:
             targets = [self._require(name) for name in names]
             for target in targets:
-                for owner in list(target._owners):
+                for owner in target._owner_registries():
                     owner._retag(target, normalise_tags((*target.tags, *extra)))
 
     def _retag(self, target: Tool[..., Any], tags: tuple[str, ...]) -> None:
@@ -296,7 +296,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     def _store_index(self, target: Tool[..., Any]) -> None:
         for tag in target.tags:
             self._by_tag.setdefault(tag, set()).add(target.name)
-        target._owners.add(self)
+        target._add_owner(self)
 
     def enable(self, name: str) -> None:
         """Enable a tool. Raises ``ToolNotFoundError`` for an unknown name."""
@@ -310,7 +310,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         with self._lock:
             target = self._require(name)
             target._set_enabled(enabled)
-            for owner in list(target._owners):
+            for owner in target._owner_registries():
                 owner._changed()
 
     def _require(self, name: str) -> Tool[..., Any]:

@@ -144,12 +144,11 @@ class Tool(BaseTool, Generic[P, R]):
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
-        self._exports: dict[tuple[str, bool], FrozenDict] = {}
-        self._owners: weakref.WeakSet[ToolRegistry] = weakref.WeakSet()
+        # Registries holding this tool, weakly (a WeakSet costs ~0.9 KB per tool).
+        self._owners: tuple[weakref.ReferenceType[ToolRegistry], ...] = ()
         self._target: Callable[..., Any] = (
             _positional_adapter(func, spec.positional) if spec.positional else func
         )
-        self._run_sync, self._run_async = self._runners()
         # Plain sync tools skip the runner: the hot path is validate + call.
         plain = not (spec.is_async or self._timeout or spec.returns_tool_result)
         self._direct: Callable[..., Any] | None = self._target if plain else None
@@ -157,6 +156,18 @@ class Tool(BaseTool, Generic[P, R]):
             functools.update_wrapper(self, func)
         if spec.is_async:
             _mark_coroutine_function(self)
+
+    def __getattr__(self, name: str) -> Any:
+        # Built on first use: most registered tools are never called or exported, and a
+        # registry of thousands should not pay for their runners and export caches.
+        if name in ("_run_sync", "_run_async"):
+            self._run_sync, self._run_async = self._runners()
+            return self.__dict__[name]
+        if name == "_exports":
+            exports: dict[tuple[str, bool], FrozenDict] = {}
+            self._exports = exports
+            return exports
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- the function face --------------------------------------------------------------
 
@@ -351,6 +362,17 @@ class Tool(BaseTool, Generic[P, R]):
         return _checked(runners[0]), _checked_async(runners[1])
 
     # -- registry bookkeeping -----------------------------------------------------------
+
+    def _owner_registries(self) -> list[ToolRegistry]:
+        return [r for r in (ref() for ref in self._owners) if r is not None]
+
+    def _add_owner(self, registry: ToolRegistry) -> None:
+        if registry not in self._owner_registries():
+            alive = tuple(ref for ref in self._owners if ref() is not None)
+            self._owners = (*alive, weakref.ref(registry))
+
+    def _drop_owner(self, registry: ToolRegistry) -> None:
+        self._owners = tuple(ref for ref in self._owners if ref() not in (None, registry))
 
     def _set_tags(self, tags: tuple[str, ...]) -> None:
         self._tags = tags
