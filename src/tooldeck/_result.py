@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import ValidationError
+from pydantic_core import ValidationError, to_jsonable_python
 
 __all__ = [
     "CallFailure",
@@ -95,13 +95,19 @@ def failure_text(exc: BaseException) -> str:
 def to_text(value: Any) -> str:
     """Render a tool's value for a model: ``str`` as is, anything else as JSON.
 
-    Values JSON cannot hold (sets, dataclasses, custom objects) fall back to their
-    ``str()`` so the model always gets something readable.
+    Pydantic models, dataclasses, sets, dates and the like (also nested) become their
+    JSON form; what has none (a custom object, bytes that are not UTF-8, a circular
+    list, an int too long to print) falls back to its ``str()``, so the model always
+    gets something readable.
     """
     if isinstance(value, str):
         return value
     try:
         return json.dumps(value, ensure_ascii=False)
+    except Exception:  # not plain JSON data: try Pydantic's view of it
+        pass
+    try:
+        return json.dumps(to_jsonable_python(value), ensure_ascii=False)
     except Exception:  # unserialisable, circular, too deep, an int too long to print
         return _safe_str(value)
 
