@@ -267,9 +267,9 @@ class Tool(BaseTool, Generic[P, R]):
             arguments: A mapping or a JSON object string; keyword arguments are merged
                 into it (they win).
         """
-        if kwargs:
-            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
+            if kwargs:
+                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             args = self._validate(arguments)
             direct = self._direct
             value = direct(**args) if direct is not None else self._run_sync(args)
@@ -281,9 +281,9 @@ class Tool(BaseTool, Generic[P, R]):
 
     async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
         """Async twin of :meth:`call`."""
-        if kwargs:
-            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
+            if kwargs:
+                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
             return "Error: " + self._failure(exc)
@@ -295,9 +295,9 @@ class Tool(BaseTool, Generic[P, R]):
 
     async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
         """Call with validated arguments: always a :class:`ToolResult`, never raises."""
-        if kwargs:
-            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
+            if kwargs:
+                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
             return ToolResult.fail(self._failure(exc), exception=exc)
@@ -305,9 +305,9 @@ class Tool(BaseTool, Generic[P, R]):
 
     def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
         """Sync twin of :meth:`run`."""
-        if kwargs:
-            arguments = _merge(arguments, kwargs, self.max_argument_bytes)
         try:
+            if kwargs:
+                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             value = self._run_sync(self._validate(arguments))
         except Exception as exc:
             return ToolResult.fail(self._failure(exc), exception=exc)

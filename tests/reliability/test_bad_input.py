@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -403,3 +404,25 @@ def test_the_process_is_intact_after_every_case(tools: ToolRegistry) -> None:
             tools.call_tool(name, arguments)
     assert_intact(tools, before)
     assert sys.getrecursionlimit() >= 1000
+
+
+class HostileMapping(Mapping[str, Any]):
+    """A mapping whose items cannot be read."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("no items for you")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["a"])
+
+    def __len__(self) -> int:
+        return 1
+
+
+def test_a_mapping_that_fails_when_read(tools: ToolRegistry) -> None:
+    """Any ``Mapping`` is accepted as arguments; one that fails is a failed call."""
+    assert error_of(tools, "add", HostileMapping()) == "no items for you"
+    add = tools.get("add")
+    assert add is not None
+    assert add.call(HostileMapping(), b=1) == "Error: no items for you"  # merging reads it
+    assert add.run_sync(HostileMapping(), b=1) == ToolResult.fail("no items for you")
