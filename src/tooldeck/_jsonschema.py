@@ -24,6 +24,7 @@ __all__ = [
     "copy_json",
     "freeze",
     "schema_validator",
+    "share_leaves",
 ]
 
 # Keywords whose values are data, not schemas: never rewritten.
@@ -236,3 +237,30 @@ def freeze(value: Any) -> Any:
     if isinstance(value, list):
         return FrozenList([freeze(v) for v in value])
     return value
+
+
+# -- sharing leaves -------------------------------------------------------------------------
+# Thousands of tools repeat the same small schemas ({"type": "integer"}, a string with a
+# format...). A spec's schemas are never changed after it is built (they are handed out as
+# copies), so identical leaves can be one object: a few hundred bytes less per tool.
+
+_LEAVES: dict[tuple[tuple[str, type, Any], ...], dict[str, Any]] = {}
+_MAX_LEAVES = 4096
+
+
+def share_leaves(node: Any) -> Any:
+    """``node`` with every scalar-only dict replaced by one shared, equal dict."""
+    if isinstance(node, list):
+        return [share_leaves(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    values = node.values()
+    if all(v is None or isinstance(v, (str, int, float)) for v in values):
+        key = tuple((k, type(v), v) for k, v in node.items())
+        shared = _LEAVES.get(key)
+        if shared is None:
+            if len(_LEAVES) >= _MAX_LEAVES:
+                return node
+            shared = _LEAVES[key] = node
+        return shared
+    return {k: (v if k in _DATA_KEYWORDS else share_leaves(v)) for k, v in node.items()}

@@ -41,7 +41,7 @@ from typing_extensions import Doc
 from typing_inspection.introspection import get_literal_values
 
 from ._docstrings import parse_docstring
-from ._jsonschema import clean_schema
+from ._jsonschema import clean_schema, share_leaves
 from ._result import ToolResult
 from ._shifting import is_async_callable
 from ._typing import (
@@ -510,8 +510,8 @@ def build_spec(
     return ToolSpec(
         name=tool_name,
         description=description if description is not None else (doc.description or tool_name),
-        parameters=schema,
-        returns=returns_schema,
+        parameters=share_leaves(schema),
+        returns=share_leaves(returns_schema),
         return_annotation=return_annotation,
         params=params,
         validate_python=vpy,
