@@ -2,9 +2,10 @@
 recovers.
 
 The server is ``servers/faulty_mcp.py``, a stdio MCP server written by hand so it can
-break the protocol on purpose. Requests are bounded by the client's own timeout
-(``fastmcp.Client(..., timeout=...)`` passed as the transport): a server that hangs,
-writes garbage or answers the wrong request gives ``None`` once it passes.
+break the protocol on purpose. Requests are bounded by a timeout — the client's own
+(``fastmcp.Client(..., timeout=...)`` passed as the transport) or ``use_mcp``'s
+``timeout=``: a server that hangs, writes garbage or answers the wrong request gives
+``None`` once it passes.
 """
 
 from __future__ import annotations
