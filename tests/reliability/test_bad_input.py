@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
+from pydantic import v1 as pydantic_v1
 
 from tooldeck import Tool, ToolRegistry, ToolResult
 
@@ -426,3 +428,57 @@ def test_a_mapping_that_fails_when_read(tools: ToolRegistry) -> None:
     assert add is not None
     assert add.call(HostileMapping(), b=1) == "Error: no items for you"  # merging reads it
     assert add.run_sync(HostileMapping(), b=1) == ToolResult.fail("no items for you")
+
+
+# -- args_schema models -------------------------------------------------------------------------
+
+
+class PointV2(BaseModel):
+    x: float
+    n: int = 0
+
+
+class PointV1(pydantic_v1.BaseModel):
+    x: float
+    n: int = 0
+
+
+def model_tools() -> ToolRegistry:
+    registry = ToolRegistry()
+    registry.register(lambda **kw: kw, name="m2", args_schema=PointV2)
+    registry.register(lambda **kw: kw, name="m1", args_schema=PointV1)
+    return registry
+
+
+def test_args_schema_tools_refuse_what_signature_tools_refuse() -> None:
+    models = model_tools()
+    for name in ("m2", "m1"):
+        for arguments in ([1], "null", {"x": 1, "__class__": 2}, '{"x": 1, "self": 2}'):
+            answer = models.call_tool(name, arguments)
+            assert answer.startswith(f"Error: Invalid arguments for tool '{name}':"), answer
+        assert models.call_tool(name, {"x": 1}) == {"x": 1.0, "n": 0}
+
+
+MODELS_REASON = (
+    "_models.py owner: args_schema tools answer some bad input without the "
+    "\"Invalid arguments for tool '<name>':\" header (bad JSON text: 'arguments are not "
+    "valid JSON: ...'; v1 models: non-str keys, an int too big for a float), and v1 "
+    "models list every problem (no 20-problem bound) with pydantic.v1's unclipped msg"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=MODELS_REASON)
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [("m2", "{bad"), ("m1", "{bad"), ("m1", {1: 2}), ("m1", {"x": 10**5000})],
+    ids=["v2-bad-json", "v1-bad-json", "v1-int-key", "v1-huge-int"],
+)
+def test_args_schema_failures_name_the_tool(name: str, arguments: Any) -> None:
+    answer = model_tools().call_tool(name, arguments)
+    assert answer.startswith(f"Error: Invalid arguments for tool '{name}':"), answer
+
+
+@pytest.mark.xfail(strict=True, reason=MODELS_REASON)
+def test_v1_model_problems_are_bounded() -> None:
+    answer = model_tools().call_tool("m1", {"x": 1, **{f"extra{i}": i for i in range(100)}})
+    assert len(answer.splitlines()) <= 22
