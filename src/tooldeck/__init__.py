@@ -1,8 +1,8 @@
 """tooldeck: plain Python functions as tools for language models.
 
 ``@tool`` reads a function's signature once into a validated, schema-bearing
-:class:`Tool`; a :class:`ToolRegistry` holds tools, answers tag queries, calls them
-(sync or async; errors come back as strings or :class:`ToolResult`), exports them to
+`Tool`; a `ToolRegistry` holds tools, answers tag queries, calls them
+(sync or async; errors come back as strings or `ToolResult`), exports them to
 OpenAI, Anthropic, Gemini and MCP, and imports and serves tools over MCP.
 """
 

@@ -4,7 +4,7 @@ docstring-parser auto-detects Google, NumPy, reST and Epydoc styles. One case it
 misreads on its own: a docstring whose very first line is a section header
 (``\"\"\"Args:`` right after the quotes). ``inspect.cleandoc`` leaves that first line
 alone and dedents the rest to column 0, so the parser sees ``Args:`` as the summary
-and no parameters. :func:`_normalise` puts such a docstring back into a shape the
+and no parameters. `_normalise` puts such a docstring back into a shape the
 parser reads.
 """
 

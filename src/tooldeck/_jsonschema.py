@@ -4,7 +4,7 @@ Pydantic's schemas carry a ``title`` on every property and model, a root
 ``description`` (the model docstring, which the tool's description already says),
 ``$defs`` + ``$ref`` for every nested model, and ``additionalProperties: false`` for
 a closed model. A tool schema is read by a language model on every request, so
-:func:`clean_schema` drops the noise and inlines every ``$ref`` that is not
+`clean_schema` drops the noise and inlines every ``$ref`` that is not
 recursive (a recursive model keeps ``$defs`` for the part that recurses).
 """
 

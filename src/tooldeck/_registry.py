@@ -73,8 +73,8 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     """A set of tools: register, query by tag, call by name, export, serve.
 
     ``ToolRegistry()`` is isolated. Methods called on the class itself act on the
-    process-wide default registry (:meth:`default`), where the module-level
-    :func:`tooldeck.tool` registers.
+    process-wide default registry (`default`), where the module-level
+    `tooldeck.tool` registers.
     """
 
     def __init__(self) -> None:
@@ -118,7 +118,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
-        """Decorator: turn a function into a :class:`Tool` and register it here.
+        """Decorator: turn a function into a `Tool` and register it here.
 
         Works bare (``@registry.tool``) and with options (``@registry.tool(tags=[...])``).
         Options: ``name``, ``description``, ``tags``, ``args_schema``, ``timeout``,
@@ -148,7 +148,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         enabled: bool = True,
         replace: bool = False,
     ) -> Tool[..., Any]:
-        """Register a function, a :class:`Tool` or a :class:`BaseTool`; return the Tool.
+        """Register a function, a `Tool` or a `BaseTool`; return the Tool.
 
         Also takes Agently's manual form, ``register(name=..., desc=..., kwargs=...,
         func=...)`` with ``kwargs`` as ``{param: (type, "description")}``, and
@@ -202,7 +202,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
     def register_tool(
         self, tool: Tool[..., Any] | BaseTool, *, replace: bool = False
     ) -> Tool[..., Any]:
-        """Register a ready :class:`Tool` (seed 004's name)."""
+        """Register a ready `Tool` (seed 004's name)."""
         return self.register(tool, replace=replace)
 
     def register_many(self, tools: Iterable[Tool[..., Any]], *, replace: bool = False) -> None:
@@ -370,7 +370,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         return {t.name: agently_info(t) for t in self._select(tags, match)}
 
     def get_tool_list(self, tags: Tags = None, *, match: Match = "any") -> list[dict[str, Any]]:
-        """The values of :meth:`get_tool_info`, as a list."""
+        """The values of `get_tool_info`, as a list."""
         return list(self.get_tool_info(tags, match=match).values())
 
     def get_tool_func(
@@ -404,21 +404,21 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         return found.call(kwargs)
 
     async def async_call_tool(self, name: str, kwargs: Arguments = None) -> Any:
-        """Async twin of :meth:`call_tool`; sync tools run in a worker thread."""
+        """Async twin of `call_tool`; sync tools run in a worker thread."""
         found = self.get(name)
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
         return await found.acall(kwargs)
 
     async def execute(self, name: str, arguments: Arguments = None) -> ToolResult:
-        """Seed 000's face: always a :class:`ToolResult`; ``fail("Tool '<name>' not found")``."""
+        """Seed 000's face: always a `ToolResult`; ``fail("Tool '<name>' not found")``."""
         found = self.get(name)
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
         return await found.run(arguments)
 
     def execute_sync(self, name: str, arguments: Arguments = None) -> ToolResult:
-        """Sync twin of :meth:`execute`."""
+        """Sync twin of `execute`."""
         found = self.get(name)
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
@@ -471,7 +471,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         return list(exported)
 
     def get_openai_tools(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
-        """Seed 000's name: :meth:`export` in the ``openai`` (Chat Completions) format."""
+        """Seed 000's name: `export` in the ``openai`` (Chat Completions) format."""
         return self.export("openai", tags=tags, strict=strict)
 
     def get_declarations(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
@@ -488,7 +488,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         replace: bool = False,
         timeout: float | None = 60.0,
     ) -> list[Tool[..., Any]]:
-        """Import an MCP server's tools as proxies (see :mod:`tooldeck.mcp`).
+        """Import an MCP server's tools as proxies (see `tooldeck.mcp`).
 
         A proxied call that takes longer than ``timeout`` seconds answers ``None``
         (seed 001 §7.2's failure value); ``timeout=None`` waits forever.
@@ -505,7 +505,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         replace: bool = False,
         timeout: float | None = 60.0,
     ) -> list[Tool[..., Any]]:
-        """Async twin of :meth:`use_mcp`."""
+        """Async twin of `use_mcp`."""
         from . import mcp
 
         return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
@@ -541,7 +541,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
             mcp.close(self)
 
     async def aclose(self) -> None:
-        """Async twin of :meth:`close`."""
+        """Async twin of `close`."""
         if self._mcp_state is not None:
             from . import mcp
 
@@ -608,7 +608,7 @@ def tool(
 
 
 def tool(func: Any = None, /, **options: Any) -> Any:
-    """Turn a function into a :class:`Tool`, registered in the default registry.
+    """Turn a function into a `Tool`, registered in the default registry.
 
     ``@tool``, ``@tool(...)`` and ``@tool("name")`` all work. Options: ``name``,
     ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``.
@@ -617,4 +617,4 @@ def tool(func: Any = None, /, **options: Any) -> Any:
 
 
 tool_func = tool
-"""Agently's name for :func:`tool`."""
+"""Agently's name for `tool`."""

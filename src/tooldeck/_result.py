@@ -124,7 +124,7 @@ def clip(value: Any, limit: int = _MAX_SHOWN) -> str:
 def format_validation_error(exc: ValidationError, tool_name: str) -> str:
     """One line per problem: ``<argument>: <what was expected> (got <value>)``.
 
-    Values are echoed as a short prefix (:func:`clip`), and at most
+    Values are echoed as a short prefix (`clip`), and at most
     ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
     """
     errors = exc.errors(include_url=False)

@@ -4,7 +4,7 @@ The steps, each a small function:
 
 1. normalise the callable and resolve its type hints once (``include_extras=True``);
 2. parse the docstring once;
-3. analyse each parameter into a :class:`Param` (type, default, description);
+3. analyse each parameter into a `Param` (type, default, description);
 4. build the argument validator once — a pydantic-core *typed-dict* schema, so a
    validated call yields a plain ``dict`` for ``func(**args)`` (no model instance,
    no ``model_dump``, and parameter names such as ``schema`` or ``model_config``
@@ -199,7 +199,7 @@ def _describe(meta: tuple[Any, ...], default: Any, doc_text: str | None) -> str 
 
 
 def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None) -> Param:
-    """Annotation, default and docstring entry of one parameter → a :class:`Param`."""
+    """Annotation, default and docstring entry of one parameter → a `Param`."""
     if annotation is EMPTY:
         annotation = Any
     base, meta = split_annotated(annotation)
@@ -466,7 +466,7 @@ def build_spec(
     manual_params: Mapping[str, tuple[Any, str]] | None = None,
     returns: Any = EMPTY,
 ) -> ToolSpec:
-    """Introspect ``func`` once into a :class:`ToolSpec`.
+    """Introspect ``func`` once into a `ToolSpec`.
 
     Args:
         func: The function (sync or async) or callable object.

@@ -8,7 +8,7 @@
   never blocks the event loop.
 * A call with a timeout runs in a daemon thread of its own: a thread cannot be killed,
   so when the timeout fires it is abandoned (not joined), logged, and counted in
-  :func:`abandoned_threads`.
+  `abandoned_threads`.
 """
 
 from __future__ import annotations
@@ -295,7 +295,7 @@ def call_in_thread(
 async def wait_in_thread(
     func: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any], *, timeout: float
 ) -> R:
-    """Async twin of :func:`call_in_thread` that keeps the event loop free.
+    """Async twin of `call_in_thread` that keeps the event loop free.
 
     The default executor is not used: an abandoned thread would hold one of its few
     workers for good.

@@ -4,8 +4,8 @@ Every call goes through one pipeline — validate (a dict or a JSON string) → 
 (sync or async, with the tool's timeout) → shape the outcome — and only the last
 step differs between the two faces:
 
-* Agently's: the value, or ``"Error: <message>"`` (:meth:`Tool.call`, :meth:`Tool.acall`);
-* seed 000's: a :class:`ToolResult` (:meth:`Tool.run`, :meth:`Tool.run_sync`).
+* Agently's: the value, or ``"Error: <message>"`` (`Tool.call`, `Tool.acall`);
+* seed 000's: a `ToolResult` (`Tool.run`, `Tool.run_sync`).
 
 Nothing but ``Exception`` is caught, so ``KeyboardInterrupt``, ``SystemExit`` and
 ``asyncio.CancelledError`` propagate.
@@ -63,9 +63,9 @@ Arguments = Mapping[str, Any] | str | bytes | None
 class BaseTool(abc.ABC):
     """A tool written as a class (seed 000): name, description, JSON Schema, ``execute``.
 
-    Register an instance with :meth:`ToolRegistry.register`; its arguments are
-    validated against :attr:`parameters` with JSON Schema's own semantics before
-    :meth:`execute` is awaited. Every :class:`Tool` offers this interface too.
+    Register an instance with `ToolRegistry.register`; its arguments are
+    validated against `parameters` with JSON Schema's own semantics before
+    `execute` is awaited. Every `Tool` offers this interface too.
     """
 
     @property
@@ -105,7 +105,7 @@ def normalise_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
 class Tool(BaseTool, Generic[P, R]):
     """A function turned into a tool. Calling it calls the function directly.
 
-    Build one with :func:`tooldeck.tool` (or ``Tool(func, ...)``). The signature is
+    Build one with `tooldeck.tool` (or ``Tool(func, ...)``). The signature is
     read once, here; every call afterwards only validates and runs.
 
     Args:
@@ -227,7 +227,7 @@ class Tool(BaseTool, Generic[P, R]):
         return self._spec
 
     def export(self, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
-        """This tool in a provider's format (see :meth:`ToolRegistry.export`).
+        """This tool in a provider's format (see `ToolRegistry.export`).
 
         Computed once per format and cached; the result is read-only (it is shared):
         ``copy.deepcopy`` it to change it.
@@ -239,7 +239,7 @@ class Tool(BaseTool, Generic[P, R]):
         return exported
 
     def export_text(self, format: str = "openai", *, strict: bool = False) -> str:
-        """:meth:`export` as JSON text (UTF-8 characters kept as they are)."""
+        """`export` as JSON text (UTF-8 characters kept as they are)."""
         return json.dumps(self.export(format, strict=strict), ensure_ascii=False)
 
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
@@ -280,7 +280,7 @@ class Tool(BaseTool, Generic[P, R]):
         return value
 
     async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
-        """Async twin of :meth:`call`."""
+        """Async twin of `call`."""
         try:
             if kwargs:
                 arguments = _merge(arguments, kwargs, self.max_argument_bytes)
@@ -294,27 +294,27 @@ class Tool(BaseTool, Generic[P, R]):
     # -- calling: the ToolResult face ---------------------------------------------------
 
     async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
-        """Call with validated arguments: always a :class:`ToolResult`, never raises."""
+        """Call with validated arguments: always a `ToolResult`, never raises."""
         try:
             if kwargs:
                 arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=exc)
+            return ToolResult.fail(self._failure(exc), exception=_cause(exc))
         return value if type(value) is ToolResult else ToolResult.ok(value)
 
     def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
-        """Sync twin of :meth:`run`."""
+        """Sync twin of `run`."""
         try:
             if kwargs:
                 arguments = _merge(arguments, kwargs, self.max_argument_bytes)
             value = self._run_sync(self._validate(arguments))
         except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=exc)
+            return ToolResult.fail(self._failure(exc), exception=_cause(exc))
         return value if type(value) is ToolResult else ToolResult.ok(value)
 
     async def execute(self, **kwargs: Any) -> ToolResult:
-        """The :class:`BaseTool` interface: :meth:`run` with keyword arguments."""
+        """The `BaseTool` interface: `run` with keyword arguments."""
         return await self.run(kwargs)
 
     # -- the pipeline -------------------------------------------------------------------
@@ -422,6 +422,13 @@ def _timed_sync_runners(
         return await wait_in_thread(target, (), args, timeout=timeout)
 
     return run_sync, run_async
+
+
+def _cause(exc: Exception) -> BaseException:
+    """What a failed result keeps for logs: the real error, not tooldeck's wrapper."""
+    if isinstance(exc, CallFailure) and exc.__cause__ is not None:
+        return exc.__cause__  # e.g. the pydantic ValidationError behind the message
+    return exc
 
 
 def _checked(run: SyncRunner) -> SyncRunner:
@@ -535,7 +542,7 @@ def schema_tool(
     returns_tool_result: bool = False,
     timeout: float | None = None,
 ) -> Tool[..., Any]:
-    """A :class:`Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
+    """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
     JSON Schema's own semantics: no coercion, no lenient parsing; extra arguments
     are passed on where the schema allows them.
@@ -592,7 +599,7 @@ def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
 
 
 def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
-    """Wrap a seed-000 :class:`BaseTool` instance as a :class:`Tool`."""
+    """Wrap a seed-000 `BaseTool` instance as a `Tool`."""
     try:
         name, description, parameters = obj.name, obj.description, obj.parameters
     except Exception as exc:

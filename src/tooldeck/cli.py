@@ -3,7 +3,7 @@
 ``tooldeck list | schema | call | serve``, each on the built-in tools by default or
 on ``--tools SPEC`` (given after the subcommand):
 
-* ``module:attr`` — a :class:`~tooldeck.ToolRegistry`, a tool (or a plain function),
+* ``module:attr`` — a `ToolRegistry`, a tool (or a plain function),
   or a list of tools;
 * ``module`` — the tools bound at the module's top level;
 * ``path/to/file.py`` (or ``file.py:attr``) — the same rules for a file.

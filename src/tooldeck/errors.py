@@ -2,7 +2,7 @@
 
 Definition mistakes (raised to the developer, at decoration, registration or export)
 are kept apart from call failures, which never raise: they come back as an
-``"Error: ..."`` string or a failed :class:`~tooldeck.ToolResult`.
+``"Error: ..."`` string or a failed `ToolResult`.
 Each error also subclasses the matching built-in, so ``except TypeError`` or
 ``except ValueError`` written against the seed systems keeps working.
 """

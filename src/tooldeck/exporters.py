@@ -5,16 +5,16 @@ data (name, description, the ``parameters`` and ``returns`` schemas, tags) and g
 fresh dict back, which it caches per tool, format and strictness. Three transforms do
 the work, each a pure function that builds new dicts while it walks:
 
-* :func:`to_strict_schema` — OpenAI's strict subset (every object closed, every
+* `to_strict_schema` — OpenAI's strict subset (every object closed, every
   property required, defaulted ones nullable); applied to every format when
   ``strict=True``.
-* :func:`to_gemini_schema` — the OpenAPI-3.0 subset Gemini's ``FunctionDeclaration``
+* `to_gemini_schema` — the OpenAPI-3.0 subset Gemini's ``FunctionDeclaration``
   takes (``nullable`` instead of null unions, ``$ref`` inlined, string enums).
-* :func:`to_mcp_output_schema` — an MCP ``outputSchema``, wrapped as fastmcp wraps
+* `to_mcp_output_schema` — an MCP ``outputSchema``, wrapped as fastmcp wraps
   non-object results.
 
 What a provider cannot express faithfully raises
-:class:`~tooldeck.errors.ToolDefinitionError` naming the tool and the parameter path
+`ToolDefinitionError` naming the tool and the parameter path
 (``address.zip``, ``items[]``, ``$defs.Node.children``). docs/exports.md lists every
 rule and every difference from ``openai.pydantic_function_tool``.
 """
@@ -570,13 +570,13 @@ def export_tool(
     """One tool in one provider format. Never mutates its inputs; returns fresh dicts.
 
     Args:
-        fmt: One of :data:`FORMATS`.
+        fmt: One of `FORMATS`.
         name: The tool's name.
         description: The tool's description.
         parameters: The clean ``parameters`` JSON Schema (an object).
         returns: The clean JSON Schema of the return value, or ``None``.
         tags: The tool's tags (MCP carries them in ``_meta``).
-        strict: Apply OpenAI's strict transform (:func:`to_strict_schema`).
+        strict: Apply OpenAI's strict transform (`to_strict_schema`).
 
     Raises:
         ValueError: For an unknown ``fmt``.

@@ -1,19 +1,19 @@
 """MCP both ways, over ``fastmcp`` (the ``mcp`` extra).
 
-* Importing: :func:`use_mcp` lists a server's tools once and registers a proxy
-  :class:`~tooldeck.Tool` per tool, with the server's input and output schemas and
-  tags. A proxy call answers as seed 001 §7.2 says (:func:`to_value`).
+* Importing: `use_mcp` lists a server's tools once and registers a proxy
+  `Tool` per tool, with the server's input and output schemas and
+  tags. A proxy call answers as seed 001 §7.2 says (`to_value`).
 * Connections: one session per server, opened on first use on tooldeck's background
-  loop (:func:`tooldeck._shifting.background_loop`) and shared by every call, from
+  loop (`tooldeck._shifting.background_loop`) and shared by every call, from
   any thread or loop. A session found dead is dropped; the next call opens a new one.
-* Serving: :func:`as_mcp_server` is a ``fastmcp.FastMCP`` whose tools are a live view
+* Serving: `as_mcp_server` is a ``fastmcp.FastMCP`` whose tools are a live view
   of the registry's enabled tools, with exactly their ``export("mcp")`` schemas and
-  tags, called through tooldeck's pipeline; :func:`serve` runs it over stdio or
+  tags, called through tooldeck's pipeline; `serve` runs it over stdio or
   streamable HTTP.
 
 This is the only module that imports ``fastmcp`` or the MCP SDK, and only inside
 functions: ``import tooldeck`` stays light. Without ``fastmcp`` every entry point
-raises :class:`ImportError` naming the extra; nothing prompts or installs (Agently's
+raises `ImportError` naming the extra; nothing prompts or installs (Agently's
 interactive ``pip install?`` prompt breaks under pytest and in servers).
 """
 
@@ -271,7 +271,7 @@ async def async_use_mcp(
     replace: bool = False,
     timeout: float | None = CALL_TIMEOUT,
 ) -> list[Tool[..., Any]]:
-    """Async twin of :func:`use_mcp`."""
+    """Async twin of `use_mcp`."""
     _fastmcp()
     extra = normalise_tags(tags)
     state, key = _state(registry), _server_key(transport)
@@ -408,7 +408,7 @@ async def aclose(registry: ToolRegistry) -> None:
 
 
 def close(registry: ToolRegistry) -> None:
-    """Sync twin of :func:`aclose`."""
+    """Sync twin of `aclose`."""
     _run_sync(aclose(registry))
 
 

@@ -43,7 +43,7 @@ class Address(BaseModel):
 
     street: str
     city: str = Field("Taipei", description="The city")
-    zip: Optional[str] = None  # noqa: UP045 (the spelling users write is the point)
+    zip: Optional[str] = None
 
 
 class Product(BaseModel):
@@ -110,13 +110,13 @@ def scalar_defaults(
 
 
 @tool(tags=["optional"])
-def optionals(name: Optional[str] = None, age: int | None = None, nick: str | None = "x") -> str:  # noqa: UP045
+def optionals(name: Optional[str] = None, age: int | None = None, nick: str | None = "x") -> str:
     """Optional spelled three ways."""
     return str(name)
 
 
 @tool(tags=["unions"])
-def unions(value: Union[int, str], other: int | float | None = None) -> str:  # noqa: UP007
+def unions(value: Union[int, str], other: int | float | None = None) -> str:
     """Unions with and without None."""
     return str(value)
 
@@ -194,7 +194,7 @@ def list_of_models(addresses: list[Address], primary: int = 0) -> list[str]:
 
 
 @tool(tags=["models", "optional"])
-def optional_model(address: Optional[Address] = None) -> str | None:  # noqa: UP045
+def optional_model(address: Optional[Address] = None) -> str | None:
     """An optional model."""
     return address.city if address else None
 
@@ -206,7 +206,7 @@ def deep_order(order: Order, express: bool = False) -> float:
 
 
 @tool(tags=["models"])
-def discriminated(pet: Annotated[Union[Cat, Dog], Field(discriminator="kind")]) -> str:  # noqa: UP007
+def discriminated(pet: Annotated[Union[Cat, Dog], Field(discriminator="kind")]) -> str:
     """A discriminated union of models (oneOf)."""
     return pet.kind
 

@@ -59,9 +59,9 @@ def test_python_blocks_run(page: Path, fresh_default_registry: None) -> None:
                 source, f"{page.relative_to(ROOT)}:{line}", "exec", flags=flags, dont_inherit=True
             )
             if code.co_flags & inspect.CO_COROUTINE:  # top-level await: give it a loop
-                asyncio.run(eval(code, namespace))  # noqa: S307 - the docs are ours
+                asyncio.run(eval(code, namespace))
             else:
-                exec(code, namespace)  # noqa: S102
+                exec(code, namespace)
     finally:
         del sys.modules[module.__name__]
 

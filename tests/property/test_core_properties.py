@@ -114,8 +114,8 @@ def build_registry() -> ToolRegistry:
         a: int,
         b: str = "x",
         c: list[int] = [],  # noqa: B006
-        d: Optional[float] = None,  # noqa: UP045
-        p: Optional[Point] = None,  # noqa: UP045
+        d: Optional[float] = None,
+        p: Optional[Point] = None,
     ) -> dict:
         if a == 13:
             raise ValueError("unlucky")
@@ -289,7 +289,7 @@ def test_disabled_message_names_the_tool_exactly(name: str) -> None:
 
 class Inner(BaseModel):
     x: int
-    label: Optional[str] = None  # noqa: UP045
+    label: Optional[str] = None
     scores: list[float] = []
 
 

@@ -20,7 +20,7 @@ from tooldeck import BaseTool, ToolRegistry, ToolResult
 class Node(BaseModel):
     """A recursive model: arbitrarily deep input is representable."""
 
-    child: Optional[Node] = None  # noqa: UP045
+    child: Optional[Node] = None
 
 
 class JsonAdd(BaseTool):

@@ -107,7 +107,7 @@ def typed_registry() -> ToolRegistry:
         "pattern": Annotated[str, Field(pattern=r"^[a-z]{1,3}$")],
         "literal": Literal["a", "b"],
         "enum": Kind,
-        "pet": Annotated[Union[Cat, Dog], Field(discriminator="kind")],  # noqa: UP007
+        "pet": Annotated[Union[Cat, Dog], Field(discriminator="kind")],
         "numbers": Annotated[list[int], Field(max_length=2)],
         "mapping": dict[int, int],
     }

@@ -188,7 +188,7 @@ def test_torture_description_is_docstring_without_sections() -> None:
 
 def test_no_title_anywhere_and_no_refs() -> None:
     schema = Tool(torture).parameters
-    for path, key, value in _walk(schema):
+    for path, key, _value in _walk(schema):
         if not path.endswith("/properties"):
             assert key != "title", path
         assert key not in ("$ref", "$defs"), path

@@ -411,10 +411,10 @@ def test_optional_list_dict_schemas() -> None:
     @registry.tool
     def search(
         query: str,
-        limit: Optional[int] = 10,  # noqa: UP045 - seed 004's spelling
+        limit: Optional[int] = 10,
         tags: List[str] = [],  # noqa: B006, UP006
         weights: Dict[str, float] = {},  # noqa: B006, UP006
-        note: Optional[str] = None,  # noqa: UP045
+        note: Optional[str] = None,
     ) -> ToolResult:
         return ToolResult.ok([query, limit, tags, weights, note])
 
@@ -442,7 +442,7 @@ def test_optional_list_dict_schemas() -> None:
 def test_no_titles_anywhere_and_order_kept() -> None:
     class Inner(BaseModel):
         x: int
-        y: Optional[str] = None  # noqa: UP045
+        y: Optional[str] = None
 
     registry = ToolRegistry()
 

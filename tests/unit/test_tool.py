@@ -264,3 +264,12 @@ def test_annotated_description_and_defaults_render_in_agently_format() -> None:
     info = Tool(f).export("agently")
     assert info["kwargs"] == {"city": ["str", "the city"], "days": ["int", "Default: 3"]}
     assert info["returns"] == "NoneType"
+
+
+def test_failed_validation_keeps_the_validation_error_for_logs() -> None:
+    from pydantic import ValidationError
+
+    result = Tool(add).run_sync({"a": "x"})
+    assert not result.success
+    assert isinstance(result.exception, ValidationError)
+    assert "Input should be a valid integer" in result.error  # type: ignore[operator]
