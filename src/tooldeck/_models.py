@@ -15,7 +15,7 @@ import pydantic
 from pydantic import ConfigDict
 
 from ._jsonschema import clean_schema
-from ._result import CallFailure, clip
+from ._result import CallFailure, clip, problem_lines
 from ._schema import EMPTY, Param, Validate
 from ._typing import null_default_plan
 from .errors import ToolDefinitionError
@@ -59,7 +59,7 @@ def v2_model_validators(
         if plan is None:
             instance = validator.validate_json(text)
             return {name: getattr(instance, name) for name in names}
-        return validate_python(_loads(text))
+        return validate_python(_loads(text, tool_name))
 
     params = tuple(
         Param(
@@ -99,9 +99,11 @@ def v1_model_validators(
             return dict(model.parse_obj(arguments))
         except v1.ValidationError as exc:
             raise CallFailure(_format_v1(exc, tool_name)) from exc
+        except (TypeError, ValueError, OverflowError) as exc:  # pydantic.v1's own limits
+            raise CallFailure(_header_and(tool_name, [f"arguments: {exc}"])) from exc
 
     def validate_json(text: Any) -> dict[str, Any]:
-        return validate_python(_loads(text))
+        return validate_python(_loads(text, tool_name))
 
     params = tuple(
         Param(
@@ -117,21 +119,25 @@ def v1_model_validators(
     return validate_python, validate_json, schema, params
 
 
-def _loads(text: Any) -> Any:
+def _header_and(tool_name: str, problems: list[str]) -> str:
+    return problem_lines(f"Invalid arguments for tool '{clip(tool_name)}':", problems)
+
+
+def _loads(text: Any, tool_name: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError as exc:
-        raise CallFailure(f"arguments are not valid JSON: {exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        raise CallFailure(_header_and(tool_name, [f"arguments: not valid JSON ({exc})"])) from exc
 
 
 def _format_v1(exc: Any, tool_name: str) -> str:
-    lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
+    problems = []
     for error in exc.errors():
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         if error["type"] == "value_error.extra":
-            lines.append(f"{clip(where)}: unexpected argument")
+            problems.append(f"{where}: unexpected argument")
         elif error["type"] == "value_error.missing":
-            lines.append(f"{clip(where)}: missing required argument")
+            problems.append(f"{where}: missing required argument")
         else:
-            lines.append(f"{clip(where)}: {error['msg']}")
-    return "\n".join(lines)
+            problems.append(f"{where}: {error['msg']}")
+    return _header_and(tool_name, problems)

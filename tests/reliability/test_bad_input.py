@@ -459,15 +459,6 @@ def test_args_schema_tools_refuse_what_signature_tools_refuse() -> None:
         assert models.call_tool(name, {"x": 1}) == {"x": 1.0, "n": 0}
 
 
-MODELS_REASON = (
-    "_models.py owner: args_schema tools answer some bad input without the "
-    "\"Invalid arguments for tool '<name>':\" header (bad JSON text: 'arguments are not "
-    "valid JSON: ...'; v1 models: non-str keys, an int too big for a float), and v1 "
-    "models list every problem (no 20-problem bound) with pydantic.v1's unclipped msg"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=MODELS_REASON)
 @pytest.mark.parametrize(
     ("name", "arguments"),
     [("m2", "{bad"), ("m1", "{bad"), ("m1", {1: 2}), ("m1", {"x": 10**5000})],
@@ -478,7 +469,6 @@ def test_args_schema_failures_name_the_tool(name: str, arguments: Any) -> None:
     assert answer.startswith(f"Error: Invalid arguments for tool '{name}':"), answer
 
 
-@pytest.mark.xfail(strict=True, reason=MODELS_REASON)
 def test_v1_model_problems_are_bounded() -> None:
     answer = model_tools().call_tool("m1", {"x": 1, **{f"extra{i}": i for i in range(100)}})
     assert len(answer.splitlines()) <= 22
