@@ -470,6 +470,8 @@ def parse_arguments(
             parsed = json.loads(json_text)
         except ValueError as exc:
             raise UsageError(f"--json is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise UsageError("--json is nested too deeply") from None
         if not isinstance(parsed, dict):
             raise UsageError(f"--json must be a JSON object, got {type(parsed).__name__}")
         arguments.update(parsed)
@@ -497,6 +499,8 @@ def _json_or_text(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+    except RecursionError:
+        raise UsageError("a KEY=VALUE value is nested too deeply") from None
 
 
 def _to_text(value: Any) -> str:

@@ -70,13 +70,6 @@ def test_bad_values_are_the_tool_answering_with_an_error(
     assert "__class__: unexpected argument" in out + err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RecursionError,
-    reason="cli.py owner: parse_arguments/_json_or_text call json.loads, whose RecursionError "
-    "on deeply nested --json or KEY=VALUE escapes main() as a traceback; catch it as a "
-    "usage error (exit 2) or parse with pydantic_core.from_json (nesting bounded at 200)",
-)
 @pytest.mark.parametrize("form", ["--json", "pair"])
 def test_deeply_nested_arguments_are_a_usage_error(
     capsys: pytest.CaptureFixture[str], form: str
