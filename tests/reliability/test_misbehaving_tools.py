@@ -13,14 +13,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, field_validator
 
 from tooldeck import ToolRegistry, ToolResult, _shifting, abandoned_threads
 
-from .conftest import assert_intact, build_registry
+from .conftest import assert_intact, build_registry, every_answer
 
 # -- exceptions ---------------------------------------------------------------------------------
 
@@ -454,3 +454,38 @@ async def test_the_loop_stays_responsive_while_sync_tools_block(timeout: float |
     assert answers == ["slept"] * 4
     assert ticks >= 10  # about 50 while the tools slept; 0 if the loop had blocked
     assert await registry.async_call_tool("add", {"a": 1}) == 1
+
+
+# -- validators that raise anything --------------------------------------------------------------
+
+
+def broken_validator(value: Any) -> Any:
+    raise RuntimeError("validator broke")
+
+
+class BrokenModel(BaseModel):
+    n: int
+
+    @field_validator("n")
+    @classmethod
+    def check(cls, value: int) -> int:
+        raise KeyError("lookup failed")
+
+
+@pytest.mark.parametrize("arguments", [{"x": 1}, '{"x": 1}'], ids=["dict", "json"])
+def test_a_validator_raising_anything_is_a_failed_call(arguments: Any) -> None:
+    """Pydantic turns only ValueError/AssertionError into validation errors; anything
+    else a validator raises comes through as it is — and is still a failed call."""
+    registry = build_registry()
+
+    @registry.tool
+    def checked(x: Annotated[int, AfterValidator(broken_validator)]) -> int:
+        return x
+
+    registry.register(lambda **kw: kw, name="modelled", args_schema=BrokenModel)
+    answer, result = every_answer(registry, "checked", arguments)
+    assert answer == "Error: validator broke"
+    assert result == ToolResult.fail("validator broke")
+    answer, result = every_answer(registry, "modelled", {"n": 1})
+    assert answer == "Error: 'lookup failed'"
+    assert_intact(registry)
