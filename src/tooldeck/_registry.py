@@ -405,7 +405,10 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
 
     async def async_call_tool(self, name: str, kwargs: Arguments = None) -> Any:
         """Async twin of `call_tool`; sync tools run in a worker thread."""
-        found = self.get(name)
+        try:
+            found = self._tools.get(name)
+        except TypeError:  # an unhashable "name"
+            found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
         return await found.acall(kwargs)

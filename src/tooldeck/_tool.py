@@ -150,8 +150,11 @@ class Tool(BaseTool, Generic[P, R]):
             _positional_adapter(func, spec.positional) if spec.positional else func
         )
         # Plain sync tools skip the runner: the hot path is validate + call.
-        plain = not (spec.is_async or self._timeout or spec.returns_tool_result)
-        self._direct: Callable[..., Any] | None = self._target if plain else None
+        plain = not (self._timeout or spec.returns_tool_result)
+        self._direct: Callable[..., Any] | None = (
+            self._target if plain and not spec.is_async else None
+        )
+        self._adirect: Callable[..., Any] | None = self._target if plain and spec.is_async else None
         if inspect.isfunction(func) or inspect.ismethod(func):
             functools.update_wrapper(self, func)
         if spec.is_async:
@@ -267,26 +270,49 @@ class Tool(BaseTool, Generic[P, R]):
             arguments: A mapping or a JSON object string; keyword arguments are merged
                 into it (they win).
         """
-        try:
-            if kwargs:
-                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
-            args = self._validate(arguments)
-            direct = self._direct
-            value = direct(**args) if direct is not None else self._run_sync(args)
-        except Exception as exc:
-            return "Error: " + self._failure(exc)
+        direct = self._direct
+        if direct is not None and arguments.__class__ is dict and not kwargs and self._enabled:
+            # The hot path (a plain sync tool, a dict from the model): validate, call.
+            try:
+                args = self._spec.validate_python(arguments)
+            except (ValidationError, CallFailure, RecursionError) as exc:
+                return "Error: " + self._refusal(exc)
+            try:
+                value = direct(**args)
+            except Exception as exc:
+                return "Error: " + self._failure(exc)
+        else:
+            try:
+                if kwargs:
+                    arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                args = self._validate(arguments)
+                value = direct(**args) if direct is not None else self._run_sync(args)
+            except Exception as exc:
+                return "Error: " + self._failure(exc)
         if type(value) is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
         return value
 
     async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
         """Async twin of `call`."""
-        try:
-            if kwargs:
-                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
-            value = await self._run_async(self._validate(arguments))
-        except Exception as exc:
-            return "Error: " + self._failure(exc)
+        adirect = self._adirect
+        if adirect is not None and arguments.__class__ is dict and not kwargs and self._enabled:
+            # The hot path (a plain async tool, a dict from the model): validate, await.
+            try:
+                args = self._spec.validate_python(arguments)
+            except (ValidationError, CallFailure, RecursionError) as exc:
+                return "Error: " + self._refusal(exc)
+            try:
+                value = await adirect(**args)
+            except Exception as exc:
+                return "Error: " + self._failure(exc)
+        else:
+            try:
+                if kwargs:
+                    arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                value = await self._run_async(self._validate(arguments))
+            except Exception as exc:
+                return "Error: " + self._failure(exc)
         if type(value) is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
         return value
@@ -339,9 +365,15 @@ class Tool(BaseTool, Generic[P, R]):
         except ValidationError as exc:
             raise CallFailure(format_validation_error(exc, spec.name)) from exc
         except RecursionError as exc:  # a Python value nested deeper than the stack
-            raise CallFailure(
-                f"Invalid arguments for tool '{clip(spec.name)}':\narguments: nested too deeply"
-            ) from exc
+            raise CallFailure(_too_deep(spec.name)) from exc
+
+    def _refusal(self, exc: Exception) -> str:
+        """The text for arguments refused on a fast path (what `_validate` would raise)."""
+        if isinstance(exc, ValidationError):
+            return format_validation_error(exc, self._spec.name)
+        if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
+            return _too_deep(self._spec.name)
+        return str(exc)  # a CallFailure: args_schema and JSON-Schema tools word their own
 
     def _failure(self, exc: Exception) -> str:
         if isinstance(exc, CallTimeout):
@@ -422,6 +454,10 @@ def _timed_sync_runners(
         return await wait_in_thread(target, (), args, timeout=timeout)
 
     return run_sync, run_async
+
+
+def _too_deep(name: str) -> str:
+    return f"Invalid arguments for tool '{clip(name)}':\narguments: nested too deeply"
 
 
 def _cause(exc: Exception) -> BaseException:
