@@ -10,12 +10,13 @@ recursive (a recursive model keeps ``$defs`` for the part that recurses).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from ._result import clip
+from ._result import MORE_PROBLEMS, clip
 
 __all__ = [
     "FrozenDict",
@@ -26,6 +27,8 @@ __all__ = [
     "schema_validator",
     "share_leaves",
 ]
+
+_COLLECT = 100  # problems collected from jsonschema before it is stopped
 
 # Keywords whose values are data, not schemas: never rewritten.
 _DATA_KEYWORDS = frozenset({"default", "examples", "example", "const", "enum"})
@@ -126,12 +129,15 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
 
     def problems(arguments: Any) -> list[str]:
         try:
-            errors = sorted(validator.iter_errors(arguments), key=_path_key)
+            # Stop early: 200,000 wrong items would otherwise cost seconds of messages.
+            found = list(itertools.islice(validator.iter_errors(arguments), _COLLECT + 1))
         except RecursionError:
             return ["arguments: nested too deeply"]
         except Exception as exc:  # e.g. an int too long to print in jsonschema's message
             return [f"arguments: cannot be checked against the schema ({type(exc).__name__})"]
-        return [line for error in errors for line in _problems(error)]
+        errors = sorted(found[:_COLLECT], key=_path_key)
+        lines = [line for error in errors for line in _problems(error)]
+        return [*lines, MORE_PROBLEMS] if len(found) > _COLLECT else lines
 
     return problems
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_core import ValidationError, to_jsonable_python
 
 __all__ = [
+    "MORE_PROBLEMS",
     "CallFailure",
     "ToolResult",
     "clip",
@@ -31,6 +32,7 @@ __all__ = [
 _MAX_SHOWN = 64
 _MAX_MESSAGE = 300  # characters of one problem's description (a validator's message)
 _MAX_PROBLEMS = 20  # problems listed for one call; the rest are counted
+MORE_PROBLEMS = "... and more problems"  # the rest, when they were not even counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +136,17 @@ def format_validation_error(exc: ValidationError, tool_name: str) -> str:
 
 
 def problem_lines(header: str, problems: list[str]) -> str:
-    """``header`` and one line per problem (each clipped), at most ``_MAX_PROBLEMS``."""
+    """``header`` and one line per problem (each clipped), at most ``_MAX_PROBLEMS``.
+
+    A list ending in :data:`MORE_PROBLEMS` was cut short by its producer: the rest is
+    not counted, only announced.
+    """
+    uncounted = bool(problems) and problems[-1] == MORE_PROBLEMS
+    if uncounted:
+        problems = problems[:-1]
     lines = [header, *(clip(line, _MAX_MESSAGE) for line in problems[:_MAX_PROBLEMS])]
+    if uncounted:
+        return "\n".join([*lines, MORE_PROBLEMS])
     return "\n".join(lines + _more(len(problems)))
 
 

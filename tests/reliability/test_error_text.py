@@ -236,3 +236,29 @@ def test_control_characters_in_names_and_values_are_escaped() -> None:
         "(got '\\x1b[2J\\rinjected\\n\\u2028line\\x00')\n"
         "\\x1b[2J\\rinjected\\n\\u2028line\\x00: unexpected argument"
     )
+
+
+class Numbers(BaseTool):
+    """A JSON-Schema tool taking a list of integers."""
+
+    name = "numbers"
+    description = "Count integers."
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "integer"}}},
+    }
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        return ToolResult.ok(len(kwargs.get("a", [])))
+
+
+def test_json_schema_tools_stop_collecting_problems_early() -> None:
+    """200,000 wrong items are not 200,000 messages: jsonschema is stopped after 100."""
+    registry = ToolRegistry()
+    registry.register(Numbers())
+    few = registry.call_tool("numbers", {"a": ["x"] * 30}).splitlines()
+    assert few[-1] == "... and 10 more problems"
+    many = registry.call_tool("numbers", json.dumps({"a": ["x"] * 200_000})).splitlines()
+    assert many[1:3] == ["a.0: 'x' is not of type 'integer'", "a.1: 'x' is not of type 'integer'"]
+    assert len(many) == 1 + PROBLEMS + 1
+    assert many[-1] == "... and more problems"
