@@ -149,12 +149,10 @@ class Tool(BaseTool, Generic[P, R]):
         self._target: Callable[..., Any] = (
             _positional_adapter(func, spec.positional) if spec.positional else func
         )
-        # Plain sync tools skip the runner: the hot path is validate + call.
-        plain = not (self._timeout or spec.returns_tool_result)
-        self._direct: Callable[..., Any] | None = (
-            self._target if plain and not spec.is_async else None
-        )
-        self._adirect: Callable[..., Any] | None = self._target if plain and spec.is_async else None
+        # Plain tools skip the runners: the hot path is validate + call (or await).
+        plain = self._target if not (self._timeout or spec.returns_tool_result) else None
+        self._direct: Callable[..., Any] | None = None if spec.is_async else plain
+        self._adirect: Callable[..., Any] | None = plain if spec.is_async else None
         if inspect.isfunction(func) or inspect.ismethod(func):
             functools.update_wrapper(self, func)
         if spec.is_async:
@@ -275,7 +273,7 @@ class Tool(BaseTool, Generic[P, R]):
             # The hot path (a plain sync tool, a dict from the model): validate, call.
             try:
                 args = self._spec.validate_python(arguments)
-            except (ValidationError, CallFailure, RecursionError) as exc:
+            except Exception as exc:  # validators may raise anything: still a failed call
                 return "Error: " + self._refusal(exc)
             try:
                 value = direct(**args)
@@ -300,7 +298,7 @@ class Tool(BaseTool, Generic[P, R]):
             # The hot path (a plain async tool, a dict from the model): validate, await.
             try:
                 args = self._spec.validate_python(arguments)
-            except (ValidationError, CallFailure, RecursionError) as exc:
+            except Exception as exc:  # validators may raise anything: still a failed call
                 return "Error: " + self._refusal(exc)
             try:
                 value = await adirect(**args)
@@ -373,7 +371,9 @@ class Tool(BaseTool, Generic[P, R]):
             return format_validation_error(exc, self._spec.name)
         if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
             return _too_deep(self._spec.name)
-        return str(exc)  # a CallFailure: args_schema and JSON-Schema tools word their own
+        # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
+        # a user's validator raised.
+        return self._failure(exc)
 
     def _failure(self, exc: Exception) -> str:
         if isinstance(exc, CallTimeout):
