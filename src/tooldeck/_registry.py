@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import ParamSpec, Self
 
+from ._interop import agently_info, from_base_tool
 from ._result import ToolResult, clip
 from ._schema import EMPTY, build_spec
 from ._shifting import asyncify, syncify
-from ._tool import Arguments, BaseTool, Tool, agently_info, from_base_tool, normalise_tags
+from ._tool import Arguments, BaseTool, Tool, normalise_tags
 from .errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
 
 if TYPE_CHECKING:

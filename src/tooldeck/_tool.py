@@ -23,20 +23,18 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic_core import ValidationError, from_json
+from pydantic_core import ValidationError
 from typing_extensions import ParamSpec
 
-from ._jsonschema import FrozenDict, copy_json, freeze, schema_validator
+from ._jsonschema import FrozenDict, copy_json, freeze
 from ._result import (
     CallFailure,
     ToolResult,
     clip,
-    echo,
     failure_text,
     format_validation_error,
-    problem_lines,
 )
-from ._schema import EMPTY, Param, ToolSpec, build_spec, check_name
+from ._schema import ToolSpec, build_spec
 from ._shifting import (
     CallTimeout,
     call_in_thread,
@@ -50,7 +48,7 @@ from .errors import ToolDefinitionError
 if TYPE_CHECKING:
     from ._registry import ToolRegistry
 
-__all__ = ["BaseTool", "Tool", "normalise_tags", "schema_tool"]
+__all__ = ["Arguments", "BaseTool", "Tool", "normalise_tags"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -245,6 +243,8 @@ class Tool(BaseTool, Generic[P, R]):
 
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
         if format == "agently":
+            from ._interop import agently_info
+
             return agently_info(self, jsonable=True)
         from .exporters import export_tool
 
@@ -552,131 +552,3 @@ def _mark_coroutine_function(obj: Any) -> None:
         from asyncio import coroutines
 
         obj._is_coroutine = coroutines._is_coroutine  # type: ignore[attr-defined]
-
-
-# -- tools defined by a JSON Schema: BaseTool instances and MCP proxies -------------------
-
-_JSON_TYPES: dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-    "array": list,
-    "object": dict,
-    "null": type(None),
-}
-
-
-def schema_tool(
-    name: str,
-    description: str,
-    parameters: Mapping[str, Any],
-    func: Callable[..., Any],
-    *,
-    returns: Mapping[str, Any] | None = None,
-    tags: str | Iterable[str] | None = None,
-    returns_tool_result: bool = False,
-    timeout: float | None = None,
-) -> Tool[..., Any]:
-    """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
-
-    JSON Schema's own semantics: no coercion, no lenient parsing; extra arguments
-    are passed on where the schema allows them.
-    """
-    check_name(name)
-    schema = copy_json(parameters)
-    problems = schema_validator(schema)
-
-    header = f"Invalid arguments for tool '{clip(name)}':"
-
-    def validate_python(arguments: Any) -> dict[str, Any]:
-        if not isinstance(arguments, Mapping):
-            lines = [f"arguments: expected a JSON object, got {echo(arguments)}"]
-        else:
-            arguments = dict(arguments)
-            lines = problems(arguments)
-        if lines:
-            raise CallFailure(problem_lines(header, lines))
-        return arguments  # type: ignore[no-any-return]
-
-    def validate_json(text: Any) -> dict[str, Any]:
-        try:
-            # jiter: bounded nesting; NaN and Infinity are not JSON.
-            parsed = from_json(text, allow_inf_nan=False)
-        except ValueError as exc:
-            raise CallFailure(f"{header} not valid JSON ({exc})") from exc
-        return validate_python(parsed)
-
-    spec = ToolSpec(
-        name=name,
-        description=description or name,
-        parameters=schema,
-        returns=None if returns is None else copy_json(returns),
-        return_annotation=ToolResult if returns_tool_result else EMPTY,
-        params=_schema_params(schema),
-        validate_python=validate_python,
-        validate_json=validate_json,
-        positional=(),
-        is_async=inspect.iscoroutinefunction(func),
-        returns_tool_result=returns_tool_result,
-    )
-    return Tool(func, tags=tags, timeout=timeout, spec=spec)
-
-
-def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
-    params = []
-    for key, prop in schema.get("properties", {}).items():
-        kind = prop.get("type") if isinstance(prop, dict) else None
-        base = _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
-        default = prop.get("default", EMPTY) if isinstance(prop, dict) else EMPTY
-        description = prop.get("description") if isinstance(prop, dict) else None
-        params.append(Param(key, base, base, default, None, description))
-    return tuple(params)
-
-
-def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
-    """Wrap a seed-000 `BaseTool` instance as a `Tool`."""
-    try:
-        name, description, parameters = obj.name, obj.description, obj.parameters
-    except Exception as exc:
-        raise ToolDefinitionError(f"{type(obj).__name__} cannot describe itself ({exc})") from exc
-    wrapped = schema_tool(name, description, parameters, obj.execute, returns_tool_result=True)
-    wrapped._source = obj  # type: ignore[attr-defined]
-    return wrapped
-
-
-# -- Agently's view: get_tool_info ------------------------------------------------------
-
-
-def agently_info(tool: Tool[..., Any], *, jsonable: bool = False) -> dict[str, Any]:
-    """``{"name", "desc", "kwargs", "returns"?, "parameters"}`` in Agently's format.
-
-    ``kwargs`` is ``{param: (type, "description;Default: <value>")}``; with
-    ``jsonable`` the types are rendered as names and tuples as lists.
-    """
-    spec = tool.spec
-    kwargs: dict[str, Any] = {}
-    for param in spec.params:
-        notes = [param.description] if param.description else []
-        if param.default is not EMPTY:
-            notes.append(f"Default: {param.default}")
-        kind = _agently_type(param.base)
-        entry = (kind, ";".join(notes))
-        kwargs[param.name] = [type_name(kind), entry[1]] if jsonable else entry
-    info: dict[str, Any] = {"name": spec.name, "desc": spec.description, "kwargs": kwargs}
-    if spec.return_annotation is not EMPTY:
-        returns = spec.return_annotation
-        info["returns"] = type_name(returns) if jsonable else returns
-    info["parameters"] = copy_json(spec.parameters)
-    return info
-
-
-def _agently_type(base: Any) -> Any:
-    return Any if base is EMPTY else base
-
-
-def type_name(tp: Any) -> str:
-    """A readable name for a type: ``int``, ``list[str]``, ``Optional[int]``."""
-    if isinstance(tp, type) and not getattr(tp, "__args__", None):
-        return tp.__name__
-    return repr(tp).replace("typing.", "").replace("typing_extensions.", "")

@@ -31,8 +31,9 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from ._interop import schema_tool
 from ._shifting import background_loop
-from ._tool import Tool, normalise_tags, schema_tool
+from ._tool import Tool, normalise_tags
 from .errors import DuplicateToolError
 
 if TYPE_CHECKING:
