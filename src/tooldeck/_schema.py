@@ -16,6 +16,7 @@ Nothing here runs again per call: the spec is the cache.
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import re
@@ -23,7 +24,7 @@ import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Literal, Optional, get_args, get_origin
 
 import pydantic
 from pydantic import ConfigDict
@@ -217,32 +218,61 @@ def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None
     return Param(name, annotation, base, default, factory, description)  # type: ignore[arg-type]
 
 
-def _lenient(param: Param) -> Callable[[Any, Callable[[Any], Any]], Any] | None:
-    """The wrap-validator for the lenient argument rules, or ``None`` if none apply.
+def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
+    """``inner`` wrapped for the lenient argument rules (unchanged when none apply).
 
     * ``null`` for a parameter with a default that does not admit ``None`` means the
       default (strict exports send defaulted parameters as nullable);
     * a JSON string for a parameter that takes a list or object, and no string, is
       parsed (some clients stringify nested arguments);
     * nested ``null``s for defaulted fields are dropped (the same rule, one level down).
+
+    ``null`` must act exactly as an omitted argument: the default, unvalidated. That
+    takes a wrap-validator (~0.35 us a call); a default that validates to itself (an
+    ``int`` for ``int``, an enum member, a literal's value) allows a before-validator,
+    several times cheaper, with the same outcome.
     """
     null_means_default = not param.required and not admits_none(param.base)
     parse_json = admits_container(param.base) and not admits_text(param.base)
     plan = null_default_plan(param.base)
     if not (null_means_default or parse_json or plan):
-        return None
+        return inner
     default, factory = param.default, param.default_factory
 
-    def lenient(value: Any, validate: Callable[[Any], Any]) -> Any:
-        if value is None and null_means_default:
-            # Exactly as if omitted: the default, unvalidated (pydantic never validates
-            # defaults, and a default need not match the annotation).
-            return factory() if factory is not None else default
+    def prepare(value: Any) -> Any:
         if parse_json and isinstance(value, str):
             value = _parse_container(value)
-        return validate(plan(value) if plan is not None else value)
+        return plan(value) if plan is not None else value
 
-    return lenient
+    if not null_means_default or (factory is None and _validates_to_itself(param.base, default)):
+
+        def before(value: Any) -> Any:
+            if value is None and null_means_default:
+                return default
+            return prepare(value)
+
+        return cs.no_info_before_validator_function(before, inner)
+
+    def wrap(value: Any, validate: Callable[[Any], Any]) -> Any:
+        if value is None:  # exactly as if omitted: the default, unvalidated
+            return factory() if factory is not None else default
+        return validate(prepare(value))
+
+    return cs.no_info_wrap_validator_function(wrap, inner)
+
+
+def _validates_to_itself(base: Any, default: Any) -> bool:
+    """Whether validating ``default`` against ``base`` surely returns ``default`` itself."""
+    if base in (int, str, float, bool):
+        return type(default) is base
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return isinstance(default, base)
+    if get_origin(base) is Literal:
+        return any(
+            default is arg or (type(default) is type(arg) and default == arg)
+            for arg in get_args(base)
+        )
+    return False
 
 
 def _parse_container(text: str) -> Any:
@@ -291,9 +321,7 @@ def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
                 tool=tool_name,
                 param=param.name,
             ) from exc
-        lenient = _lenient(param)
-        if lenient is not None:
-            inner = cs.no_info_wrap_validator_function(lenient, inner)
+        inner = _lenient(param, inner)
         if param.default_factory is not None:
             inner = cs.with_default_schema(inner, default_factory=param.default_factory)
         elif param.default is not EMPTY:
