@@ -269,10 +269,17 @@ class Tool(BaseTool, Generic[P, R]):
                 into it (they win).
         """
         direct = self._direct
-        if direct is not None and arguments.__class__ is dict and not kwargs and self._enabled:
-            # The hot path (a plain sync tool, a dict from the model): validate, call.
+        if direct is not None and not kwargs and self._enabled:
+            # The hot path (a plain sync tool; a dict or JSON text from the model):
+            # validate, call. Anything else takes `_validate` inside the same guard.
             try:
-                args = self._spec.validate_python(arguments)
+                kind, limit = arguments.__class__, self.max_argument_bytes
+                if kind is dict:
+                    args = self._spec.validate_python(arguments)
+                elif kind is str and limit is not None and len(arguments) * 4 <= limit:  # type: ignore[arg-type]
+                    args = self._spec.validate_json(arguments)  # surely under the size limit
+                else:
+                    args = self._validate(arguments)
             except Exception as exc:  # validators may raise anything: still a failed call
                 return "Error: " + self._refusal(exc)
             try:
