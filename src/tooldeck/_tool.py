@@ -149,6 +149,7 @@ class Tool(BaseTool, Generic[P, R]):
         )
         # Plain tools skip the runners: the hot path is validate + call (or await).
         plain = self._target if not (self._timeout or spec.returns_tool_result) else None
+        self._validate_dict = spec.validate_python  # one lookup on the hot path
         self._direct: Callable[..., Any] | None = None if spec.is_async else plain
         self._adirect: Callable[..., Any] | None = plain if spec.is_async else None
         if inspect.isfunction(func) or inspect.ismethod(func):
@@ -273,10 +274,10 @@ class Tool(BaseTool, Generic[P, R]):
             # The hot path (a plain sync tool; a dict or JSON text from the model):
             # validate, call. Anything else takes `_validate` inside the same guard.
             try:
-                kind, limit = arguments.__class__, self.max_argument_bytes
+                kind = arguments.__class__
                 if kind is dict:
-                    args = self._spec.validate_python(arguments)
-                elif kind is str and limit is not None and len(arguments) * 4 <= limit:  # type: ignore[arg-type]
+                    args = self._validate_dict(arguments)
+                elif kind is str and len(arguments) * 4 <= (self.max_argument_bytes or -1):  # type: ignore[arg-type]
                     args = self._spec.validate_json(arguments)  # surely under the size limit
                 else:
                     args = self._validate(arguments)
@@ -304,7 +305,7 @@ class Tool(BaseTool, Generic[P, R]):
         if adirect is not None and arguments.__class__ is dict and not kwargs and self._enabled:
             # The hot path (a plain async tool, a dict from the model): validate, await.
             try:
-                args = self._spec.validate_python(arguments)
+                args = self._validate_dict(arguments)
             except Exception as exc:  # validators may raise anything: still a failed call
                 return "Error: " + self._refusal(exc)
             try:
