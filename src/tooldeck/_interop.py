@@ -129,7 +129,7 @@ def agently_info(tool: Tool[..., Any], *, jsonable: bool = False) -> dict[str, A
         notes = [param.description] if param.description else []
         if param.default is not EMPTY:
             notes.append(f"Default: {param.default}")
-        kind = _agently_type(param.base)
+        kind = param.base  # typing.Any for an unannotated parameter
         entry = (kind, ";".join(notes))
         kwargs[param.name] = [type_name(kind), entry[1]] if jsonable else entry
     info: dict[str, Any] = {"name": spec.name, "desc": spec.description, "kwargs": kwargs}
@@ -138,10 +138,6 @@ def agently_info(tool: Tool[..., Any], *, jsonable: bool = False) -> dict[str, A
         info["returns"] = type_name(returns) if jsonable else returns
     info["parameters"] = copy_json(spec.parameters)
     return info
-
-
-def _agently_type(base: Any) -> Any:
-    return Any if base is EMPTY else base
 
 
 def type_name(tp: Any) -> str:
