@@ -16,7 +16,7 @@ from pydantic import ConfigDict
 
 from ._jsonschema import clean_schema
 from ._result import CallFailure, clip, problem_lines
-from ._schema import EMPTY, Param, Validate
+from ._spec import EMPTY, Param, Validate
 from ._typing import null_default_plan
 from .errors import ToolDefinitionError
 

@@ -19,14 +19,15 @@ import inspect
 import json
 import logging
 import sys
-import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
 
 from pydantic_core import ValidationError
 from typing_extensions import ParamSpec
 
-from ._jsonschema import FrozenDict, copy_json, freeze
+from ._agently import agently_info
+from ._frozen import FrozenDict, freeze
+from ._jsonschema import copy_json
 from ._result import (
     CallFailure,
     ToolResult,
@@ -34,19 +35,22 @@ from ._result import (
     failure_text,
     format_validation_error,
 )
-from ._schema import ToolSpec, build_spec
-from ._shifting import (
-    CallTimeout,
-    call_in_thread,
-    run_coroutine,
-    to_thread,
-    wait_in_thread,
-    with_timeout,
+from ._running import (
+    Arguments,
+    AsyncRunner,
+    SyncRunner,
+    cause,
+    check_size,
+    merge,
+    positional_adapter,
+    runners,
+    too_deep,
 )
+from ._schema import build_spec
+from ._shifting import CallTimeout
+from ._spec import ToolSpec
 from .errors import ToolDefinitionError
-
-if TYPE_CHECKING:
-    from ._registry import ToolRegistry
+from .exporters import export_tool
 
 __all__ = ["Arguments", "BaseTool", "Tool", "normalise_tags"]
 
@@ -54,8 +58,6 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 logger = logging.getLogger("tooldeck")
-
-Arguments = Mapping[str, Any] | str | bytes | None
 
 
 class BaseTool(abc.ABC):
@@ -142,10 +144,8 @@ class Tool(BaseTool, Generic[P, R]):
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
-        # Registries holding this tool, weakly (a WeakSet costs ~0.9 KB per tool).
-        self._owners: tuple[weakref.ReferenceType[ToolRegistry], ...] = ()
         self._target: Callable[..., Any] = (
-            _positional_adapter(func, spec.positional) if spec.positional else func
+            positional_adapter(func, spec.positional) if spec.positional else func
         )
         # Plain tools skip the runners: the hot path is validate + call (or await).
         plain = self._target if not (self._timeout or spec.returns_tool_result) else None
@@ -244,11 +244,7 @@ class Tool(BaseTool, Generic[P, R]):
 
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
         if format == "agently":
-            from ._interop import agently_info
-
-            return agently_info(self, jsonable=True)
-        from .exporters import export_tool
-
+            return agently_info(self._spec, jsonable=True)
         spec = self._spec
         return export_tool(
             format,
@@ -290,7 +286,7 @@ class Tool(BaseTool, Generic[P, R]):
         else:
             try:
                 if kwargs:
-                    arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                    arguments = merge(arguments, kwargs, self.max_argument_bytes)
                 args = self._validate(arguments)
                 value = direct(**args) if direct is not None else self._run_sync(args)
             except Exception as exc:
@@ -315,7 +311,7 @@ class Tool(BaseTool, Generic[P, R]):
         else:
             try:
                 if kwargs:
-                    arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                    arguments = merge(arguments, kwargs, self.max_argument_bytes)
                 value = await self._run_async(self._validate(arguments))
             except Exception as exc:
                 return "Error: " + self._failure(exc)
@@ -329,20 +325,20 @@ class Tool(BaseTool, Generic[P, R]):
         """Call with validated arguments: always a `ToolResult`, never raises."""
         try:
             if kwargs:
-                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                arguments = merge(arguments, kwargs, self.max_argument_bytes)
             value = await self._run_async(self._validate(arguments))
         except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=_cause(exc))
+            return ToolResult.fail(self._failure(exc), exception=cause(exc))
         return value if type(value) is ToolResult else ToolResult.ok(value)
 
     def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
         """Sync twin of `run`."""
         try:
             if kwargs:
-                arguments = _merge(arguments, kwargs, self.max_argument_bytes)
+                arguments = merge(arguments, kwargs, self.max_argument_bytes)
             value = self._run_sync(self._validate(arguments))
         except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=_cause(exc))
+            return ToolResult.fail(self._failure(exc), exception=cause(exc))
         return value if type(value) is ToolResult else ToolResult.ok(value)
 
     async def execute(self, **kwargs: Any) -> ToolResult:
@@ -371,14 +367,14 @@ class Tool(BaseTool, Generic[P, R]):
         except ValidationError as exc:
             raise CallFailure(format_validation_error(exc, spec.name)) from exc
         except RecursionError as exc:  # a Python value nested deeper than the stack
-            raise CallFailure(_too_deep(spec.name)) from exc
+            raise CallFailure(too_deep(spec.name)) from exc
 
     def _refusal(self, exc: Exception) -> str:
         """The text for arguments refused on a fast path (what `_validate` would raise)."""
         if isinstance(exc, ValidationError):
             return format_validation_error(exc, self._spec.name)
         if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
-            return _too_deep(self._spec.name)
+            return too_deep(self._spec.name)
         # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
         # a user's validator raised.
         return self._failure(exc)
@@ -392,29 +388,15 @@ class Tool(BaseTool, Generic[P, R]):
 
     def _runners(self) -> tuple[SyncRunner, AsyncRunner]:
         """Pick, once, how this tool runs from sync and from async code."""
-        target, timeout = self._target, self._timeout
-        if self._spec.is_async:
-            runners = _async_runners(target, timeout)
-        elif timeout is None:
-            runners = _sync_runners(target)
-        else:
-            runners = _timed_sync_runners(target, timeout)
-        if not self._spec.returns_tool_result:
-            return runners
-        return _checked(runners[0]), _checked_async(runners[1])
+        spec = self._spec
+        return runners(
+            self._target,
+            is_async=spec.is_async,
+            timeout=self._timeout,
+            checked=spec.returns_tool_result,
+        )
 
-    # -- registry bookkeeping -----------------------------------------------------------
-
-    def _owner_registries(self) -> list[ToolRegistry]:
-        return [r for r in (ref() for ref in self._owners) if r is not None]
-
-    def _add_owner(self, registry: ToolRegistry) -> None:
-        if registry not in self._owner_registries():
-            alive = tuple(ref for ref in self._owners if ref() is not None)
-            self._owners = (*alive, weakref.ref(registry))
-
-    def _drop_owner(self, registry: ToolRegistry) -> None:
-        self._owners = tuple(ref for ref in self._owners if ref() not in (None, registry))
+    # -- changed by the catalogs holding it (tooldeck._catalog) -------------------------
 
     def _set_tags(self, tags: tuple[str, ...]) -> None:
         self._tags = tags
@@ -422,116 +404,6 @@ class Tool(BaseTool, Generic[P, R]):
 
     def _set_enabled(self, enabled: bool) -> None:
         self._enabled = enabled
-
-
-SyncRunner = Callable[[dict[str, Any]], Any]
-AsyncRunner = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-def _async_runners(
-    target: Callable[..., Any], timeout: float | None
-) -> tuple[SyncRunner, AsyncRunner]:
-    def run_sync(args: dict[str, Any]) -> Any:
-        return run_coroutine(target(**args), timeout)
-
-    async def run_async(args: dict[str, Any]) -> Any:
-        if timeout is None:
-            return await target(**args)
-        return await with_timeout(target(**args), timeout)
-
-    return run_sync, run_async
-
-
-def _sync_runners(target: Callable[..., Any]) -> tuple[SyncRunner, AsyncRunner]:
-    def run_sync(args: dict[str, Any]) -> Any:
-        return target(**args)
-
-    async def run_async(args: dict[str, Any]) -> Any:
-        return await to_thread(target, **args)
-
-    return run_sync, run_async
-
-
-def _timed_sync_runners(
-    target: Callable[..., Any], timeout: float
-) -> tuple[SyncRunner, AsyncRunner]:
-    def run_sync(args: dict[str, Any]) -> Any:
-        return call_in_thread(target, (), args, timeout=timeout)
-
-    async def run_async(args: dict[str, Any]) -> Any:
-        return await wait_in_thread(target, (), args, timeout=timeout)
-
-    return run_sync, run_async
-
-
-def _too_deep(name: str) -> str:
-    return f"Invalid arguments for tool '{clip(name)}':\narguments: nested too deeply"
-
-
-def _cause(exc: Exception) -> BaseException:
-    """What a failed result keeps for logs: the real error, not tooldeck's wrapper."""
-    if isinstance(exc, CallFailure) and exc.__cause__ is not None:
-        return exc.__cause__  # e.g. the pydantic ValidationError behind the message
-    return exc
-
-
-def _checked(run: SyncRunner) -> SyncRunner:
-    def checked(args: dict[str, Any]) -> Any:
-        return _require_result(run(args))
-
-    return checked
-
-
-def _checked_async(run: AsyncRunner) -> AsyncRunner:
-    async def checked(args: dict[str, Any]) -> Any:
-        return _require_result(await run(args))
-
-    return checked
-
-
-def _require_result(value: Any) -> ToolResult:
-    """Seed 004: a tool annotated ``-> ToolResult`` must return one."""
-    if not isinstance(value, ToolResult):
-        raise TypeError(
-            f"tool must return a ToolResult (it is annotated -> ToolResult), "
-            f"got {type(value).__name__}"
-        )
-    return value
-
-
-def check_size(text: str | bytes | bytearray, limit: int | None, name: str) -> None:
-    """Refuse JSON text longer than ``limit`` bytes, before anything parses it."""
-    size = _oversize(text, limit)
-    if size:
-        raise CallFailure(
-            f"Invalid arguments for tool '{clip(name)}': the JSON text is {size:,} bytes, "
-            f"over the limit of {limit:,} bytes"
-        )
-
-
-def _oversize(text: str | bytes | bytearray, limit: int | None) -> int:
-    """The size of ``text`` in bytes if it is over ``limit``, else 0."""
-    if limit is None:
-        return 0
-    size = len(text)
-    if isinstance(text, str) and limit < size * 4 and size <= limit:
-        size = len(text.encode("utf-8", "surrogatepass"))  # a character is up to 4 bytes
-    return size if size > limit else 0
-
-
-def _merge(arguments: Arguments, kwargs: dict[str, Any], limit: int | None) -> Arguments:
-    if arguments is None:
-        return kwargs
-    if isinstance(arguments, (str, bytes, bytearray)):
-        if _oversize(arguments, limit):
-            return arguments  # validation reports the size, without parsing
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError):
-            return arguments  # validation reports the bad JSON
-    if not isinstance(arguments, Mapping):
-        return arguments  # validation reports the non-object
-    return {**arguments, **kwargs}
 
 
 def _check_timeout(timeout: float | None, name: str) -> float | None:
@@ -542,14 +414,6 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
             f"timeout must be a positive number of seconds, got {timeout!r}", tool=name
         )
     return float(timeout)
-
-
-def _positional_adapter(func: Callable[..., Any], names: tuple[str, ...]) -> Callable[..., Any]:
-    def call(**kwargs: Any) -> Any:
-        positional = [kwargs.pop(name) for name in names if name in kwargs]
-        return func(*positional, **kwargs)
-
-    return call
 
 
 def _mark_coroutine_function(obj: Any) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ._interop import schema_tool
+from ._schema_tools import schema_tool
 from ._shifting import background_loop
 from ._tool import Tool, normalise_tags
 from .errors import DuplicateToolError
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import mcp_types
     from fastmcp.server.providers import Provider
 
-    from ._registry import ToolRegistry
+    from ._base_registry import BaseRegistry as ToolRegistry
 
 __all__ = [
     "aclose",

@@ -1,9 +1,7 @@
-"""Other systems' shapes of a tool, on top of `Tool`.
+"""Tools defined by a JSON Schema instead of a signature: seed 000's `BaseTool` instances.
 
-* Tools defined by a JSON Schema — seed 000's `BaseTool` instances and MCP proxies —
-  validated with `jsonschema` (JSON Schema's own semantics: no coercion, no lenient
-  parsing, extra arguments passed on where the schema allows them).
-* Agently's view of a tool, `get_tool_info`'s `{"name", "desc", "kwargs", ...}`.
+Their arguments are validated with `jsonschema` (JSON Schema's own semantics: no
+coercion, no lenient parsing, extra arguments passed on where the schema allows them).
 """
 
 from __future__ import annotations
@@ -14,16 +12,15 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from ._jsonschema import copy_json, schema_validator
+from ._jsonschema import copy_json
 from ._result import CallFailure, ToolResult, clip, echo, problem_lines
-from ._schema import EMPTY, Param, ToolSpec, check_name
+from ._schema_check import schema_validator
+from ._spec import EMPTY, Param, ToolSpec, check_name
 from ._tool import BaseTool, Tool
 from .errors import ToolDefinitionError
 
-__all__ = ["agently_info", "from_base_tool", "schema_tool", "type_name"]
+__all__ = ["from_base_tool", "schema_tool"]
 
-
-# -- tools defined by a JSON Schema: BaseTool instances and MCP proxies -------------------
 
 _JSON_TYPES: dict[str, Any] = {
     "string": str,
@@ -112,36 +109,3 @@ def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
     wrapped = schema_tool(name, description, parameters, obj.execute, returns_tool_result=True)
     wrapped._source = obj  # type: ignore[attr-defined]
     return wrapped
-
-
-# -- Agently's view: get_tool_info ------------------------------------------------------
-
-
-def agently_info(tool: Tool[..., Any], *, jsonable: bool = False) -> dict[str, Any]:
-    """``{"name", "desc", "kwargs", "returns"?, "parameters"}`` in Agently's format.
-
-    ``kwargs`` is ``{param: (type, "description;Default: <value>")}``; with
-    ``jsonable`` the types are rendered as names and tuples as lists.
-    """
-    spec = tool.spec
-    kwargs: dict[str, Any] = {}
-    for param in spec.params:
-        notes = [param.description] if param.description else []
-        if param.default is not EMPTY:
-            notes.append(f"Default: {param.default}")
-        kind = param.base  # typing.Any for an unannotated parameter
-        entry = (kind, ";".join(notes))
-        kwargs[param.name] = [type_name(kind), entry[1]] if jsonable else entry
-    info: dict[str, Any] = {"name": spec.name, "desc": spec.description, "kwargs": kwargs}
-    if spec.return_annotation is not EMPTY:
-        returns = spec.return_annotation
-        info["returns"] = type_name(returns) if jsonable else returns
-    info["parameters"] = copy_json(spec.parameters)
-    return info
-
-
-def type_name(tp: Any) -> str:
-    """A readable name for a type: ``int``, ``list[str]``, ``Optional[int]``."""
-    if isinstance(tp, type) and not getattr(tp, "__args__", None):
-        return tp.__name__
-    return repr(tp).replace("typing.", "").replace("typing_extensions.", "")

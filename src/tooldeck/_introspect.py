@@ -1,0 +1,220 @@
+"""Reading a function: its hints, its docstring and each parameter, once.
+
+Steps 1-3 of the introspection pass (`tooldeck._schema.build_spec` runs them all):
+
+1. normalise the callable and resolve its type hints once (``include_extras=True``);
+2. parse the docstring once (`tooldeck._docstrings`);
+3. analyse each parameter into a `Param` (type, default, description).
+
+Agently's manual ``kwargs`` format (``{param: (type, "description")}``) is read here too:
+it replaces the signature's parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Optional
+
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+from typing_extensions import Doc
+
+from ._spec import EMPTY, Param
+from ._typing import admits_none, split_annotated
+from .errors import ToolDefinitionError
+
+__all__ = [
+    "agently_params",
+    "analyse_param",
+    "check_doc_params",
+    "signature_params",
+    "type_hints",
+    "unwrap_partial",
+]
+
+
+# -- step 1: the callable and its hints ------------------------------------------------
+
+
+def unwrap_partial(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The function behind ``functools.partial`` layers (its name, hints and docstring)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
+
+
+def _signature_target(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What to read hints from: the function, or a callable object's ``__call__``."""
+    func = unwrap_partial(func)
+    if inspect.isfunction(func) or inspect.ismethod(func):
+        return func
+    call = getattr(type(func), "__call__", None)  # noqa: B004
+    return call if call is not None else func
+
+
+def type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
+    target = _signature_target(func)
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except NameError:
+        # String annotations naming a class local to the decorating function: resolve
+        # them in the caller's namespace, as pydantic does.
+        try:
+            return typing.get_type_hints(target, localns=_caller_locals(), include_extras=True)
+        except Exception as exc:
+            raise _unresolved(exc, name) from exc
+    except Exception as exc:
+        raise _unresolved(exc, name) from exc
+
+
+def _caller_locals() -> dict[str, Any]:
+    """The locals of the innermost frame outside tooldeck (the decorating code)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("tooldeck."):
+        frame = frame.f_back  # type: ignore[assignment]
+    return dict(frame.f_locals) if frame is not None else {}
+
+
+def _unresolved(exc: Exception, name: str) -> ToolDefinitionError:
+    return ToolDefinitionError(
+        f"cannot resolve the type annotations ({exc}); define the types they name "
+        "at module level, or import them, before decorating",
+        tool=name,
+    )
+
+
+# -- step 3: each parameter --------------------------------------------------------------
+
+
+def _describe(meta: tuple[Any, ...], default: Any, doc_text: str | None) -> str | None:
+    """First found wins: Annotated strs > Field(description) > Doc() > the docstring."""
+    texts = [m for m in meta if isinstance(m, str)]
+    if texts:
+        return ";".join(texts)
+    fields = [m for m in meta if isinstance(m, FieldInfo)]
+    if isinstance(default, FieldInfo):
+        fields.append(default)
+    for info in fields:
+        if info.description:
+            return info.description
+    for m in meta:
+        if isinstance(m, Doc):
+            return m.documentation
+    return doc_text or None
+
+
+def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None) -> Param:
+    """Annotation, default and docstring entry of one parameter → a `Param`."""
+    if annotation is EMPTY:
+        annotation = Any
+    base, meta = split_annotated(annotation)
+    description = _describe(meta, default, doc_text)
+    factory = None
+    if isinstance(default, FieldInfo):
+        # ``x: int = Field(5, ge=0)``: the constraints join the type, the default stays.
+        annotation = typing.Annotated[annotation, default]
+        factory = default.default_factory
+        default = EMPTY if default.default is PydanticUndefined else default.default
+    if default is None and not admits_none(base):
+        # ``x: int = None`` is an implicit Optional: accept the null it defaults to.
+        annotation = Optional[annotation]  # noqa: UP045 - runtime construction
+        base = Optional[base]  # noqa: UP045
+    return Param(name, annotation, base, default, factory, description)  # type: ignore[arg-type]
+
+
+def signature_params(
+    func: Callable[..., Any],
+    hints: dict[str, Any],
+    docs: dict[str, str],
+    tool_name: str,
+    *,
+    allow_var_kwargs: bool,
+) -> tuple[tuple[Param, ...], tuple[str, ...]]:
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(f"cannot read its signature ({exc})", tool=tool_name) from exc
+    params: list[Param] = []
+    positional: list[str] = []
+    for p in signature.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            raise ToolDefinitionError(
+                f"*{p.name} is not supported: a model sends named arguments; "
+                "take a list parameter instead",
+                tool=tool_name,
+                param=p.name,
+            )
+        if p.kind is p.VAR_KEYWORD:
+            if allow_var_kwargs:
+                continue
+            raise ToolDefinitionError(
+                f"**{p.name} needs args_schema=... (a Pydantic model) to say which "
+                "arguments the tool takes",
+                tool=tool_name,
+                param=p.name,
+            )
+        if p.kind is p.POSITIONAL_ONLY:
+            positional.append(p.name)
+        params.append(analyse_param(p.name, hints.get(p.name, EMPTY), p.default, docs.get(p.name)))
+    return tuple(params), tuple(positional)
+
+
+def check_doc_params(docs: dict[str, str], known: set[str], tool_name: str) -> None:
+    for documented in docs:
+        if documented not in known:
+            raise ToolDefinitionError(
+                f"the docstring documents {documented!r}, which is not a parameter; "
+                "fix the docstring or the signature",
+                tool=tool_name,
+                param=documented,
+            )
+
+
+_TYPE_NAMES: dict[str, Any] = {
+    "str": str,
+    "string": str,
+    "int": int,
+    "integer": int,
+    "float": float,
+    "number": float,
+    "bool": bool,
+    "boolean": bool,
+    "list": list,
+    "array": list,
+    "dict": dict,
+    "object": dict,
+    "any": Any,
+}
+
+
+def agently_params(
+    kwargs: Mapping[str, tuple[Any, str]], signature_params: tuple[Param, ...], tool_name: str
+) -> tuple[Param, ...]:
+    """Agently's ``kwargs`` format; defaults come from the function where it has them."""
+    defaults = {p.name: p for p in signature_params}
+    params = []
+    for key, spec in kwargs.items():
+        if isinstance(spec, tuple) and len(spec) == 2:
+            kind, text = spec
+        else:
+            kind, text = spec, ""
+        if isinstance(kind, str):
+            kind = _TYPE_NAMES.get(kind.strip().lower(), Any)
+        from_signature = defaults.get(key)
+        default = from_signature.default if from_signature else EMPTY
+        param = analyse_param(key, kind, default, None)
+        params.append(
+            Param(param.name, param.annotation, param.base, param.default, None, str(text) or None)
+        )
+    missing = [p.name for p in signature_params if p.required and p.name not in kwargs]
+    if missing:
+        raise ToolDefinitionError(
+            f"kwargs does not describe the required parameter(s) {', '.join(missing)}",
+            tool=tool_name,
+            param=missing[0],
+        )
+    return tuple(params)

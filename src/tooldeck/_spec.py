@@ -1,0 +1,90 @@
+"""What the one introspection pass produces: a frozen `ToolSpec` of `Param`s.
+
+Plain data, built once at definition time and never changed afterwards; everything
+downstream (the call pipeline, the exporters, Agently's view) reads it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ToolDefinitionError
+
+__all__ = ["EMPTY", "NAME_RULE", "Param", "ToolSpec", "Validate", "check_name"]
+
+
+NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+EMPTY: Any = inspect.Parameter.empty
+
+Validate = Callable[[Any], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One analysed parameter.
+
+    Attributes:
+        name: The parameter's name (the argument key).
+        annotation: The annotation as written, ``Annotated`` metadata included.
+        base: The annotation without ``Annotated`` (``typing.Any`` if unannotated).
+        default: The default value, or ``inspect.Parameter.empty``.
+        default_factory: A factory for the default (from ``Field(default_factory=)``).
+        description: The resolved description, if any.
+    """
+
+    name: str
+    annotation: Any
+    base: Any
+    default: Any = EMPTY
+    default_factory: Callable[[], Any] | None = None
+    description: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is EMPTY and self.default_factory is None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """Everything tooldeck knows about a tool, computed once. Treat as read-only.
+
+    Attributes:
+        name: The tool name.
+        description: What the tool does, for a model.
+        parameters: The arguments' JSON Schema (never handed out uncopied).
+        returns: The return value's JSON Schema, or ``None`` when unknown.
+        return_annotation: The return annotation as written (``EMPTY`` if none).
+        params: The analysed parameters, in signature order.
+        validate_python: Mapping of arguments → validated keyword arguments.
+        validate_json: JSON text → validated keyword arguments.
+        positional: Names of positional-only parameters, in order.
+        is_async: Whether calling the function returns an awaitable.
+        returns_tool_result: Whether the function is annotated ``-> ToolResult``.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    returns: dict[str, Any] | None
+    return_annotation: Any
+    params: tuple[Param, ...]
+    validate_python: Validate
+    validate_json: Validate
+    positional: tuple[str, ...]
+    is_async: bool
+    returns_tool_result: bool
+
+
+def check_name(name: Any, *, func_name: str | None = None) -> str:
+    """Reject a tool name a provider would refuse (``^[A-Za-z0-9_-]{1,64}$``)."""
+    if not isinstance(name, str) or not NAME_RULE.match(name):
+        raise ToolDefinitionError(
+            f"invalid tool name {name!r}: names must match ^[A-Za-z0-9_-]{{1,64}}$ "
+            "(providers reject anything else); pass name=... to choose one",
+            tool=func_name,
+        )
+    return name

@@ -1,0 +1,230 @@
+"""Building the validator and the JSON Schema, once: steps 4-5 of the introspection pass.
+
+4. the argument validator — a pydantic-core *typed-dict* schema, so a validated call
+   yields a plain ``dict`` for ``func(**args)`` (no model instance, no ``model_dump``,
+   and parameter names such as ``schema`` or ``model_config`` cannot clash with
+   ``BaseModel`` attributes), with the lenient argument rules wrapped around each field;
+5. the JSON Schema, generated from the same core schema and cleaned once (no titles,
+   ``$ref``s inlined), and the return value's schema.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, get_args, get_origin
+
+import pydantic
+from pydantic import ConfigDict
+from pydantic.json_schema import CoreSchemaOrFieldType, GenerateJsonSchema
+from pydantic_core import CoreSchema, PydanticOmit, SchemaValidator, to_jsonable_python
+from pydantic_core import core_schema as cs
+from typing_inspection.introspection import get_literal_values
+
+from ._jsonschema import clean_schema
+from ._result import ToolResult
+from ._spec import EMPTY, Param, Validate
+from ._typing import admits_container, admits_none, admits_text, null_default_plan, split_annotated
+from .errors import ToolDefinitionError
+
+__all__ = ["return_schema", "signature_validators"]
+
+
+# -- the lenient argument rules ----------------------------------------------------------
+
+
+def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
+    """``inner`` wrapped for the lenient argument rules (unchanged when none apply).
+
+    * ``null`` for a parameter with a default that does not admit ``None`` means the
+      default (strict exports send defaulted parameters as nullable);
+    * a JSON string for a parameter that takes a list or object, and no string, is
+      parsed (some clients stringify nested arguments);
+    * nested ``null``s for defaulted fields are dropped (the same rule, one level down).
+
+    ``null`` must act exactly as an omitted argument: the default, unvalidated. That
+    takes a wrap-validator (~0.35 us a call); a default that validates to itself (an
+    ``int`` for ``int``, an enum member, a literal's value) allows a before-validator,
+    several times cheaper, with the same outcome.
+    """
+    null_means_default = not param.required and not admits_none(param.base)
+    parse_json = admits_container(param.base) and not admits_text(param.base)
+    plan = null_default_plan(param.base)
+    if not (null_means_default or parse_json or plan):
+        return inner
+    default, factory = param.default, param.default_factory
+
+    def prepare(value: Any) -> Any:
+        if parse_json and isinstance(value, str):
+            value = _parse_container(value)
+        return plan(value) if plan is not None else value
+
+    if not null_means_default or (factory is None and _validates_to_itself(param.base, default)):
+
+        def before(value: Any) -> Any:
+            if value is None and null_means_default:
+                return default
+            return prepare(value)
+
+        return cs.no_info_before_validator_function(before, inner)
+
+    def wrap(value: Any, validate: Callable[[Any], Any]) -> Any:
+        if value is None:  # exactly as if omitted: the default, unvalidated
+            return factory() if factory is not None else default
+        return validate(prepare(value))
+
+    return cs.no_info_wrap_validator_function(wrap, inner)
+
+
+def _validates_to_itself(base: Any, default: Any) -> bool:
+    """Whether validating ``default`` against ``base`` surely returns ``default`` itself."""
+    if base in (int, str, float, bool):
+        return type(default) is base
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return isinstance(default, base)
+    if get_origin(base) is Literal:
+        return any(
+            default is arg or (type(default) is type(arg) and default == arg)
+            for arg in get_args(base)
+        )
+    return False
+
+
+def _parse_container(text: str) -> Any:
+    stripped = text.lstrip()
+    if not stripped.startswith(("[", "{")):
+        return text
+    import json
+
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):  # validation then reports the string
+        return text
+    return parsed if isinstance(parsed, (list, dict)) else text
+
+
+# -- the validator and its schema --------------------------------------------------------------
+
+
+def _schema_generator() -> tuple[Callable[[Any], CoreSchema], Callable[[CoreSchema], CoreSchema]]:
+    """Per-type core-schema generation without building a validator per field.
+
+    pydantic's public ``TypeAdapter`` builds a validator *and* a serializer for every
+    type it sees; one private ``GenerateSchema`` does only the schema, which is what
+    makes definition ~3x faster. If that private API moves, fall back to the public one.
+    """
+    try:
+        from pydantic._internal._config import ConfigWrapper
+        from pydantic._internal._generate_schema import GenerateSchema
+
+        gen = GenerateSchema(ConfigWrapper(ConfigDict(allow_inf_nan=False)), None)
+        return gen.generate_schema, gen.clean_schema
+    except Exception:  # pragma: no cover - only on a pydantic that moved its internals
+        return (lambda tp: pydantic.TypeAdapter(tp).core_schema), (lambda schema: schema)
+
+
+def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
+    generate, clean = _schema_generator()
+    fields: dict[str, cs.TypedDictField] = {}
+    for param in params:
+        try:
+            inner = generate(param.annotation)
+        except Exception as exc:
+            raise ToolDefinitionError(
+                f"pydantic cannot validate its type {param.annotation!r} "
+                f"({exc.__class__.__name__}); use a JSON-compatible type or a Pydantic model",
+                tool=tool_name,
+                param=param.name,
+            ) from exc
+        inner = _lenient(param, inner)
+        if param.default_factory is not None:
+            inner = cs.with_default_schema(inner, default_factory=param.default_factory)
+        elif param.default is not EMPTY:
+            inner = cs.with_default_schema(inner, default=param.default)
+        fields[param.name] = cs.typed_dict_field(inner, required=param.required)
+    # JSON has no NaN or Infinity: a number argument must be finite (nested TypedDicts
+    # and dataclasses too, through the generator's config; Pydantic models keep theirs).
+    config = cs.CoreConfig(allow_inf_nan=False)
+    return clean(cs.typed_dict_schema(fields, extra_behavior="forbid", config=config))
+
+
+class _JsonSchemaGenerator(GenerateJsonSchema):
+    """pydantic's generator, minus its per-instance cost.
+
+    ``GenerateJsonSchema.__init__`` rebuilds a table of ~70 handler methods from the
+    ``CoreSchemaOrFieldType`` literal every time; a tool needs two generators, so the
+    table's method names are computed once per class and only bound per instance.
+    """
+
+    _names: ClassVar[tuple[tuple[str, str], ...] | None] = None
+
+    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], Any]]:
+        names = type(self)._names
+        if names is None:
+            keys = get_literal_values(CoreSchemaOrFieldType)
+            names = tuple((k, f"{k.replace('-', '_')}_schema") for k in keys)
+            type(self)._names = names
+        return {key: getattr(self, name) for key, name in names}
+
+    def encode_default(self, dft: Any) -> Any:
+        # pydantic builds a TypeAdapter per default value to encode it (~13% of a
+        # definition); JSON-compatible encoding of the value itself says the same.
+        try:
+            return to_jsonable_python(dft, by_alias=True)
+        except Exception as exc:
+            raise PydanticOmit from exc
+
+
+def _json_schema(core: CoreSchema, tool_name: str, what: str = "parameters") -> dict[str, Any]:
+    try:
+        return _JsonSchemaGenerator().generate(core, mode="validation")
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"no JSON Schema can describe its {what} ({exc})", tool=tool_name
+        ) from exc
+
+
+def _with_descriptions(schema: dict[str, Any], params: tuple[Param, ...]) -> dict[str, Any]:
+    """Put each resolved description in place, before ``default`` (seed 002's order)."""
+    props = schema.get("properties", {})
+    for param in params:
+        prop = props.get(param.name)
+        if prop is None:
+            continue
+        rebuilt = {k: v for k, v in prop.items() if k not in ("description", "default")}
+        description = param.description or prop.get("description")
+        if description:
+            rebuilt["description"] = description
+        if "default" in prop:
+            rebuilt["default"] = prop["default"]
+        props[param.name] = rebuilt
+    return schema
+
+
+def signature_validators(
+    params: tuple[Param, ...], tool_name: str
+) -> tuple[Validate, Validate, dict[str, Any]]:
+    core = _typed_dict_schema(params, tool_name)
+    validator = SchemaValidator(core)
+    schema = _with_descriptions(clean_schema(_json_schema(core, tool_name)), params)
+    return validator.validate_python, validator.validate_json, schema
+
+
+def return_schema(hints: dict[str, Any], tool_name: str) -> tuple[Any, dict[str, Any] | None, bool]:
+    annotation = hints.get("return", EMPTY)
+    base = split_annotated(annotation)[0]
+    if annotation is EMPTY or base is type(None) or base is Any:
+        return annotation, None, False
+    if isinstance(base, type) and issubclass(base, ToolResult):
+        return annotation, None, True
+    if annotation in _SCALAR_SCHEMAS:  # the common case, without a schema generator
+        return annotation, {"type": _SCALAR_SCHEMAS[annotation]}, False
+    generate, clean = _schema_generator()
+    try:
+        schema = clean_schema(_json_schema(clean(generate(annotation)), tool_name, "return"))
+    except Exception:  # a return type without a JSON Schema is informational only
+        return annotation, None, False
+    return annotation, schema, False
+
+
+_SCALAR_SCHEMAS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
