@@ -1,0 +1,193 @@
+"""The four commands: ``list``, ``schema``, ``call`` and ``serve``.
+
+Each takes the loaded registry and the parsed options and returns the exit status:
+0 success, 1 the tool answered with an error, 2 a usage error (raised as `UsageError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from tooldeck import Tool, ToolRegistry
+from tooldeck.errors import ToolDeckError
+
+from ._usage import UsageError, first_line
+
+__all__ = ["COMMANDS", "parse_arguments"]
+
+
+def run_list(registry: ToolRegistry, options: argparse.Namespace) -> int:
+    """``tooldeck list``: a table (or JSON) of name, tags and description."""
+    tools = _selected(registry, options)
+    if options.json:
+        rows = [{"name": t.name, "tags": list(t.tags), "description": t.description} for t in tools]
+        _print_json(rows)
+        return 0
+    table = [("NAME", "TAGS", "DESCRIPTION")]
+    table += [(t.name, ",".join(t.tags), _first_line_of(t.description)) for t in tools]
+    widths = [max(_width(row[i]) for row in table) for i in range(2)]
+    for name, tags, description in table:
+        cells = [_pad(name, widths[0]), _pad(tags, widths[1]), description]
+        print("  ".join(cells).rstrip())
+    return 0
+
+
+def _selected(registry: ToolRegistry, options: argparse.Namespace) -> list[Tool[..., Any]]:
+    names = registry.list_tools(options.tags, match=options.match)
+    return [tool for tool in map(registry.get, names) if tool is not None]
+
+
+def _first_line_of(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _width(text: str) -> int:
+    """Columns a terminal gives ``text``: East Asian wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
+def run_schema(registry: ToolRegistry, options: argparse.Namespace) -> int:
+    """``tooldeck schema``: the export, as JSON."""
+    try:
+        if options.name is None:
+            exported: Any = registry.export(
+                options.format, tags=options.tags, strict=options.strict, match=options.match
+            )
+        else:
+            if options.tags:
+                raise UsageError("--tag selects tools; it cannot be combined with a NAME")
+            exported = _require_tool(registry, options.name).export(
+                options.format, strict=options.strict
+            )
+    except ToolDeckError as exc:  # e.g. a tool that strict mode cannot express
+        raise UsageError(first_line(exc)) from exc
+    _print_json(exported)
+    return 0
+
+
+def _require_tool(registry: ToolRegistry, name: str) -> Tool[..., Any]:
+    found = registry.get(name)
+    if found is None:
+        available = ", ".join(registry.list_tools()) or "none"
+        raise UsageError(f"unknown tool {name!r} (available: {available})")
+    if not found.enabled:
+        raise UsageError(f"tool {name!r} is disabled")
+    return found
+
+
+def run_call(registry: ToolRegistry, options: argparse.Namespace) -> int:
+    """``tooldeck call``: print the value (exit 0) or the error (exit 1)."""
+    found = registry.get(options.name)
+    if found is None:
+        _require_tool(registry, options.name)  # raises, listing what is there
+        return 2
+    arguments = parse_arguments(found, options.arguments, options.json_arguments)
+    run_async = options.use_async
+    result = asyncio.run(found.run(arguments)) if run_async else found.run_sync(arguments)
+    if not result.success:
+        print(f"Error: {result.error}", file=sys.stderr)
+        return 1
+    print(_to_text(result.data))
+    return 0
+
+
+def parse_arguments(
+    tool: Tool[..., Any], pairs: Sequence[str], json_text: str | None
+) -> dict[str, Any]:
+    """``--json`` and ``key=value`` pairs merged into one arguments object (pairs win).
+
+    A value is parsed as JSON where it parses (``a=1`` is ``1``), except for a
+    parameter whose schema is a string: it takes the text as is (``zip=01234``,
+    ``text=123``).
+
+    Raises:
+        UsageError: bad ``--json``, or a pair without ``=`` or without a key.
+    """
+    arguments: dict[str, Any] = {}
+    if json_text is not None:
+        try:
+            parsed = json.loads(json_text)
+        except ValueError as exc:
+            raise UsageError(f"--json is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise UsageError("--json is nested too deeply") from None
+        if not isinstance(parsed, dict):
+            raise UsageError(f"--json must be a JSON object, got {type(parsed).__name__}")
+        arguments.update(parsed)
+    properties = tool.parameters.get("properties", {})
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key:
+            raise UsageError(f"expected KEY=VALUE, got {pair!r}")
+        arguments[key] = text if _is_string(properties.get(key)) else _json_or_text(text)
+    return arguments
+
+
+def _is_string(schema: Any) -> bool:
+    """Whether a property's schema only admits strings (then ``123`` stays ``"123"``)."""
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("type") == "string":
+        return True
+    values = schema.get("enum")
+    return isinstance(values, list) and bool(values) and all(isinstance(v, str) for v in values)
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+    except RecursionError:
+        raise UsageError("a KEY=VALUE value is nested too deeply") from None
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False, indent=2)
+
+
+def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
+    """``tooldeck serve``: the registry as an MCP server, until interrupted."""
+    if options.token and options.transport == "stdio":
+        raise UsageError("--token protects the HTTP transport; add --transport http")
+    if not registry.list_tools(options.tags):
+        print("tooldeck: warning: serving no tools", file=sys.stderr)
+    try:
+        registry.serve(
+            transport=options.transport,
+            host=options.host,
+            port=options.port,
+            token=options.token,
+            name=options.name,
+            tags=options.tags,
+        )
+    except ImportError as exc:  # the `mcp` extra is missing
+        raise UsageError(first_line(exc)) from exc
+    return 0
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+COMMANDS: dict[str, Callable[[ToolRegistry, argparse.Namespace], int]] = {
+    "list": run_list,
+    "schema": run_schema,
+    "call": run_call,
+    "serve": run_serve,
+}

@@ -1,0 +1,152 @@
+"""The ``tooldeck`` argument parser: four subcommands, each taking ``--tools SPEC``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from tooldeck import __version__
+
+__all__ = ["DEFAULT_TOOLS", "FORMATS", "parse"]
+
+DEFAULT_TOOLS = "tooldeck.tools.weather:get_weather"
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The options of a command line (``options.command`` names the subcommand).
+
+    Raises:
+        SystemExit: ``--help``, ``--version``, or a usage error argparse found.
+    """
+    return _parse(_parser(), argv)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line of usage error (argparse would print the whole usage first)."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tooldeck",
+        description="List, export, call and serve tooldeck tools.",
+        epilog="Each command takes --tools SPEC: module:attr, module, or path/to/file.py "
+        f"(default: the built-in tools, {DEFAULT_TOOLS}).",
+    )
+    parser.add_argument("--version", action="version", version=f"tooldeck {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--tools",
+        metavar="SPEC",
+        default=DEFAULT_TOOLS,
+        help="where the tools are: module:attr (a registry, a tool or a list of tools), "
+        "module (its top-level tools) or path/to/file.py; default: %(default)s",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_list(commands, common)
+    _add_schema(commands, common)
+    _add_call(commands, common)
+    _add_serve(commands, common)
+    return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse, letting ``call``'s KEY=VALUE pairs come after its options too.
+
+    argparse stops filling a ``*`` positional at the first option, so in
+    ``tooldeck call add --tools m a=1`` the pair would be "unrecognized".
+    """
+    options, extra = parser.parse_known_args(argv)
+    if options.command == "call":
+        pairs = [arg for arg in extra if not arg.startswith("-")]
+        options.arguments = [*options.arguments, *pairs]
+        extra = [arg for arg in extra if arg.startswith("-")]
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return options
+
+
+def _add_tag_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        metavar="TAG",
+        help="only tools carrying this tag (repeat for several: any of them)",
+    )
+    parser.add_argument(
+        "--match",
+        choices=("any", "all"),
+        default="any",
+        help="with several --tag: tools carrying any (default) or all of them",
+    )
+
+
+def _add_list(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "list", parents=[common], help="list the tools", description="List the enabled tools."
+    )
+    _add_tag_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _add_schema(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "schema",
+        parents=[common],
+        help="print the tools' schemas in a provider's format",
+        description="Print the enabled tools (or one tool) in a provider's format, as JSON.",
+    )
+    parser.add_argument("name", nargs="?", metavar="NAME", help="one tool (default: all)")
+    parser.add_argument("--format", choices=FORMATS, default="openai", help="default: openai")
+    parser.add_argument(
+        "--strict", action="store_true", help="OpenAI strict mode (defaults become nullable)"
+    )
+    _add_tag_options(parser)
+
+
+def _add_call(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "call",
+        parents=[common],
+        help="call a tool",
+        description="Call a tool. Values are parsed as JSON where they parse (a=1 is 1, "
+        "flag=true is True), except for string parameters, which take the text as is.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the tool")
+    parser.add_argument(
+        "arguments", nargs="*", metavar="KEY=VALUE", help="arguments (they win over --json)"
+    )
+    parser.add_argument(
+        "--json", dest="json_arguments", metavar="OBJECT", help="arguments as a JSON object"
+    )
+    parser.add_argument(
+        "--async", dest="use_async", action="store_true", help="call through the async face"
+    )
+
+
+def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="serve the tools over MCP",
+        description="Serve the enabled tools over MCP (stdio, or streamable HTTP at /mcp).",
+    )
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: %(default)s")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP only; default: %(default)s")
+    parser.add_argument(
+        "--token",
+        help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set)",
+    )
+    parser.add_argument("--name", default="tooldeck", help="the server name clients see")
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        metavar="TAG",
+        help="serve only tools carrying this tag (repeat for several: any of them)",
+    )
