@@ -3,7 +3,11 @@
 * A sync call of a coroutine function runs the coroutine on one long-lived event loop
   in a daemon thread (the *background loop*). That works the same in a plain script,
   in Jupyter, inside an async server and from worker threads, and async resources a
-  tool keeps (an HTTP client, an MCP session) always live on the same loop.
+  tool keeps (an HTTP client) live on the same loop.
+* A sync call made while that loop cannot take it — from a coroutine running on it
+  (an async tool calling ``call_tool``), or while it is held by such a call (a sync
+  call waiting there, at any depth) — runs on a fresh loop in a thread of its own
+  instead, so nested sync calls never deadlock and never leave the loop blocked.
 * An async call of a plain function runs it in a worker thread, so a blocking tool
   never blocks the event loop.
 * A call with a timeout runs in a daemon thread of its own: a thread cannot be killed,
@@ -22,7 +26,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, NoReturn, TypeVar, cast
 
 from typing_extensions import ParamSpec
@@ -51,6 +55,9 @@ _loop_thread: threading.Thread | None = None
 _loop_lock = threading.Lock()
 _abandoned = 0
 _abandoned_lock = threading.Lock()
+# Sync waits in progress on the background loop's own thread (changed by that thread
+# only): while one lasts, the loop runs nothing else, so new sync calls go elsewhere.
+_held = 0
 
 # Seconds a sync caller waits past an async tool's timeout for the background loop to
 # fire it; past that the loop is blocked (a coroutine on it does not yield), and the
@@ -62,8 +69,9 @@ def _forget_loop_after_fork() -> None:
     """A forked child has the parent's loop object but not its thread: start afresh,
     or every sync call of an async tool in the child (multiprocessing's "fork",
     gunicorn's preloaded workers) would wait forever."""
-    global _loop, _loop_thread, _loop_lock
+    global _loop, _loop_thread, _loop_lock, _abandoned_lock, _held
     _loop, _loop_thread, _loop_lock = None, None, threading.Lock()
+    _abandoned_lock, _held = threading.Lock(), 0  # a lock another thread held stays held
 
 
 if hasattr(os, "register_at_fork"):  # not on Windows
@@ -114,13 +122,8 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     """
     if timeout is not None:
         coro = with_timeout(coro, timeout)
-    if threading.current_thread() is _loop_thread:
-        # Called from a coroutine already running on the background loop (a sync tool
-        # calling an async one): blocking that loop on itself would deadlock.
-        outcome: tuple[R | None, BaseException | None] = call_in_thread(
-            asyncio.run, (_capture(coro),), {}, timeout=None
-        )
-        return _unwrap(outcome)
+    if _held or threading.current_thread() is _loop_thread:
+        return _run_apart(coro, timeout)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
         if timeout is not None and not concurrent.futures.wait((future,), timeout + LOOP_GRACE)[0]:
@@ -129,6 +132,34 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     except BaseException:
         future.cancel()  # KeyboardInterrupt while waiting: stop the coroutine too
         raise
+
+
+def _run_apart(coro: Coroutine[Any, Any, R], timeout: float | None) -> R:
+    """Run ``coro`` on a loop of its own, in a thread of its own, and wait for it.
+
+    For when the background loop cannot take it: this thread *is* that loop (a
+    coroutine on it made a sync call), or the loop is held by such a call, which may
+    be waiting for this very one. Blocking on the loop would deadlock either way.
+    """
+    wait = None if timeout is None else timeout + LOOP_GRACE  # a coroutine that never yields
+    outcome: tuple[R | None, BaseException | None] = call_in_thread(
+        asyncio.run, (_capture(coro),), {}, timeout=wait
+    )
+    return _unwrap(outcome)
+
+
+@contextlib.contextmanager
+def _holding_the_loop() -> Iterator[None]:
+    """Mark a sync wait that blocks the background loop (when made on its thread)."""
+    global _held
+    on_loop = threading.current_thread() is _loop_thread
+    if on_loop:
+        _held += 1
+    try:
+        yield
+    finally:
+        if on_loop:
+            _held -= 1
 
 
 def _blocked_loop(timeout: float) -> NoReturn:
@@ -283,8 +314,10 @@ def call_in_thread(
         CallTimeout: the thread was still running; it is abandoned.
     """
     finished = threading.Event()
-    outcome = _start_daemon(func, args, kwargs, finished.set)
-    if not finished.wait(timeout):
+    with _holding_the_loop():  # marked before the thread starts: it may call back at once
+        outcome = _start_daemon(func, args, kwargs, finished.set)
+        done = finished.wait(timeout)
+    if not done:
         _abandon(func, cast(float, timeout))
         raise CallTimeout
     if outcome.error is not None:
