@@ -14,10 +14,10 @@ from typing import Any
 import pydantic
 from pydantic import ConfigDict
 
-from ._jsonschema import clean_schema
+from ._jsonschema import JsonSchemaGenerator, clean_schema
+from ._null_defaults import null_default_plan
 from ._result import CallFailure, clip, problem_lines
 from ._spec import EMPTY, Param, Validate
-from ._typing import null_default_plan
 from .errors import ToolDefinitionError
 
 __all__ = ["is_v1_model", "v1_model_validators", "v2_model_validators"]
@@ -40,7 +40,9 @@ def v2_model_validators(
             {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
         )
     try:
-        schema = _describe(clean_schema(model.model_json_schema()), docs)
+        schema = _describe(
+            clean_schema(model.model_json_schema(schema_generator=JsonSchemaGenerator)), docs
+        )
     except Exception as exc:
         raise ToolDefinitionError(
             f"args_schema has no JSON Schema ({exc})", tool=tool_name

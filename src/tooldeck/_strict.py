@@ -33,11 +33,14 @@ _STRICT_DROP = frozenset(
         "$comment", "$schema", "$id", "discriminator", "contentEncoding", "contentMediaType",
     }
 )  # fmt: skip
-# The string formats strict mode knows; JSON Schema 2020-12 makes `format` an annotation,
-# so dropping any other one changes nothing the schema asserts.
+# The string formats strict mode knows.
 _STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 )
+# Formats a tool's validation does not enforce beyond "a string" (bytes, SecretStr, Path
+# take any text): dropping them changes nothing. Any other format (a URL, JSON text, an IP
+# network...) is enforced, so a schema without it would admit what the tool refuses.
+_FREE_FORMATS = frozenset({"binary", "password", "path"})
 _NO_STRICT_FORM = {
     "prefixItems": "a fixed-length tuple has no strict-mode form; use a list or a model",
     "not": "'not' is outside OpenAI's strict subset",
@@ -53,7 +56,8 @@ def to_strict_schema(parameters: Mapping[str, Any], *, tool: str) -> Schema:
     required; a property that had a default or was not required becomes nullable (null
     stands for the default) and loses its ``default``; a disjoint ``oneOf`` becomes
     ``anyOf``; a ``$ref`` with sibling keywords is inlined; annotations, ``uniqueItems``
-    and formats strict mode does not know are dropped. This holds at every level:
+    and the formats that assert nothing (``binary``, ``password``, ``path``) are
+    dropped. This holds at every level:
     properties, array items, union branches and ``$defs``.
 
     Raises:
@@ -61,7 +65,8 @@ def to_strict_schema(parameters: Mapping[str, Any], *, tool: str) -> Schema:
             object (``dict[str, X]``, an object without properties), a value of any type
             (an unannotated or ``Any`` parameter, a list without an item type), a
             fixed-length tuple, ``allOf`` with several branches, ``not``, a ``oneOf``
-            whose branches may overlap, or another keyword outside OpenAI's strict subset.
+            whose branches may overlap, a ``format`` strict mode does not know that the
+            tool enforces (``uri``...), or another keyword outside OpenAI's strict subset.
     """
     walk = Walk(tool, parameters.get("$defs", {}))
     if not is_object(parameters):
@@ -96,6 +101,13 @@ def _strict_keyword(out: Schema, key: str, value: Any, walk: Walk, path: str) ->
     elif key == "format":
         if value in _STRICT_FORMATS:
             out[key] = value
+        elif value not in _FREE_FORMATS:
+            raise walk.fail(
+                path,
+                f"format {value!r} has no strict-mode form (strict mode knows "
+                f"{', '.join(sorted(_STRICT_FORMATS))}); take a str and check it in the tool, "
+                "or export without strict",
+            )
     elif key == "items":
         out[key] = _strict(value, walk, path + "[]")
     elif key in ("anyOf", "oneOf"):  # oneOf → anyOf once _check_one_of found them disjoint

@@ -1,10 +1,8 @@
 """Small pure helpers over type annotations.
 
 They answer the questions the lenient argument rules ask of a parameter's type:
-does it admit ``None``, does it admit a string, does it take a list or an object —
-and they build the *null-default plan* that strict mode needs at every level of
-nesting (a ``null`` sent for a field that has a default and does not admit ``None``
-means "use the default", so the key is dropped before validation).
+does it admit ``None``, does it admit a string, does it take a list or an object,
+which fields does a model, dataclass or TypedDict have.
 """
 
 from __future__ import annotations
@@ -13,22 +11,21 @@ import dataclasses
 import enum
 import types
 import typing
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import pydantic
 from typing_extensions import NotRequired, Required, is_typeddict
 
 __all__ = [
+    "ObjectField",
     "admits_container",
     "admits_none",
     "admits_text",
-    "null_default_plan",
+    "object_fields",
     "split_annotated",
     "union_members",
+    "validates_to_itself",
 ]
-
-Plan = Callable[[Any], Any]
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 _UNIONS: tuple[Any, ...] = (Union, types.UnionType)
@@ -99,77 +96,40 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 
 
-def null_default_plan(tp: Any, _seen: dict[Any, Plan | None] | None = None) -> Plan | None:
-    """A function that drops ``None`` values sent for defaulted, non-nullable fields.
+class ObjectField(NamedTuple):
+    """One field of a model, dataclass or TypedDict, as arguments spell it."""
 
-    Returns ``None`` when ``tp`` has no such field at any depth, so that most
-    parameters pay nothing. Works through unions, lists, tuples, sets, dict values,
-    Pydantic models, dataclasses and TypedDicts; recursive types are handled.
-    """
-    seen = {} if _seen is None else _seen
-    tp = split_annotated(tp)[0]
-    key = tp if isinstance(tp, type) else None
-    if key is not None:
-        if key in seen:
-            return lambda value: _late(seen, key, value)
-        seen[key] = None  # placeholder while this type is being analysed
-    plan = _build_plan(tp, seen)
-    if key is not None:
-        seen[key] = plan
-    return plan
+    key: str  # the input key (a model field's alias, if it has one)
+    annotation: Any
+    has_default: bool
+    default: Any = None  # the default value, where there is one (not a factory's)
 
 
-def _late(seen: dict[Any, Plan | None], key: Any, value: Any) -> Any:
-    plan = seen.get(key)
-    return value if plan is None else plan(value)
-
-
-def _build_plan(tp: Any, seen: dict[Any, Plan | None]) -> Plan | None:
-    origin, args = get_origin(tp), get_args(tp)
-    if origin in _UNIONS:
-        plans = [p for p in (null_default_plan(a, seen) for a in args) if p is not None]
-        return plans[0] if len(plans) == 1 else None  # ambiguous unions are left alone
-    if origin in (list, set, frozenset, tuple) and args:
-        item_plan = null_default_plan(args[0], seen)
-        return None if item_plan is None else _each(item_plan)
-    if origin is dict and len(args) == 2:
-        value_plan = null_default_plan(args[1], seen)
-        return None if value_plan is None else _each_value(value_plan)
-    fields = _defaulted_fields(tp, seen)
-    if fields is None:
-        return None
-    droppable, nested = fields
-    if not droppable and not nested:
-        return None
-    return _object_plan(droppable, nested)
-
-
-def _defaulted_fields(
-    tp: Any, seen: dict[Any, Plan | None]
-) -> tuple[frozenset[str], dict[str, Plan]] | None:
-    entries: list[tuple[str, Any, bool]] = []  # (input key, annotation, has default)
+def object_fields(tp: Any) -> list[ObjectField] | None:
+    """The fields of a model, dataclass or TypedDict; ``None`` for any other type."""
     if _is_model(tp):
-        for name, info in tp.model_fields.items():
-            entries.append((info.alias or name, info.annotation, not info.is_required()))
-    elif dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return [
+            ObjectField(info.alias or name, info.annotation, not info.is_required(), info.default)
+            for name, info in tp.model_fields.items()
+        ]
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         hints = typing.get_type_hints(tp, include_extras=True)
-        for f in dataclasses.fields(tp):
-            has_default = (
-                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-            )
-            entries.append((f.name, hints.get(f.name, Any), has_default))
-    elif is_typeddict(tp):
+        return [
+            ObjectField(f.name, hints.get(f.name, Any), _has_default(f), f.default)
+            for f in dataclasses.fields(tp)
+        ]
+    if is_typeddict(tp):
         hints = typing.get_type_hints(tp, include_extras=True)
         required = getattr(tp, "__required_keys__", frozenset(hints))
-        entries = [
-            (name, hint, not _typeddict_required(name, hint, required))
+        return [
+            ObjectField(name, hint, not _typeddict_required(name, hint, required))
             for name, hint in hints.items()
         ]
-    else:
-        return None
-    droppable = frozenset(k for k, hint, dflt in entries if dflt and not admits_none(hint))
-    nested = {k: p for k, hint, _ in entries if (p := null_default_plan(hint, seen)) is not None}
-    return droppable, nested
+    return None
+
+
+def _has_default(f: dataclasses.Field[Any]) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 
 
 def _typeddict_required(name: str, hint: Any, required_keys: frozenset[str]) -> bool:
@@ -183,30 +143,16 @@ def _typeddict_required(name: str, hint: Any, required_keys: frozenset[str]) -> 
     return name in required_keys
 
 
-def _object_plan(droppable: frozenset[str], nested: dict[str, Plan]) -> Plan:
-    def plan(value: Any) -> Any:
-        if not isinstance(value, Mapping):
-            return value
-        return {
-            k: (nested[k](v) if k in nested else v)
-            for k, v in value.items()
-            if not (v is None and k in droppable)
-        }
-
-    return plan
-
-
-def _each(plan: Plan) -> Plan:
-    def each(value: Any) -> Any:
-        return [plan(v) for v in value] if isinstance(value, (list, tuple)) else value
-
-    return each
-
-
-def _each_value(plan: Plan) -> Plan:
-    def each_value(value: Any) -> Any:
-        if not isinstance(value, Mapping):
-            return value
-        return {k: plan(v) for k, v in value.items()}
-
-    return each_value
+def validates_to_itself(base: Any, default: Any) -> bool:
+    """Whether validating ``default`` against ``base`` surely returns ``default`` itself."""
+    base = split_annotated(base)[0]
+    if base in (int, str, float, bool):
+        return type(default) is base
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return isinstance(default, base)
+    if get_origin(base) is Literal:
+        return any(
+            default is arg or (type(default) is type(arg) and default == arg)
+            for arg in get_args(base)
+        )
+    return False

@@ -10,21 +10,25 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, get_args, get_origin
+from typing import Any
 
 import pydantic
 from pydantic import ConfigDict
-from pydantic.json_schema import CoreSchemaOrFieldType, GenerateJsonSchema
-from pydantic_core import CoreSchema, PydanticOmit, SchemaValidator, to_jsonable_python
+from pydantic_core import CoreSchema, SchemaValidator
 from pydantic_core import core_schema as cs
-from typing_inspection.introspection import get_literal_values
 
-from ._jsonschema import clean_schema
+from ._jsonschema import JsonSchemaGenerator, clean_schema
+from ._null_defaults import null_default_plan
 from ._result import ToolResult
 from ._spec import EMPTY, Param, Validate
-from ._typing import admits_container, admits_none, admits_text, null_default_plan, split_annotated
+from ._typing import (
+    admits_container,
+    admits_none,
+    admits_text,
+    split_annotated,
+    validates_to_itself,
+)
 from .errors import ToolDefinitionError
 
 __all__ = ["return_schema", "signature_validators"]
@@ -59,7 +63,7 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
             value = _parse_container(value)
         return plan(value) if plan is not None else value
 
-    if not null_means_default or (factory is None and _validates_to_itself(param.base, default)):
+    if not null_means_default or (factory is None and validates_to_itself(param.base, default)):
 
         def before(value: Any) -> Any:
             if value is None and null_means_default:
@@ -74,20 +78,6 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
         return validate(prepare(value))
 
     return cs.no_info_wrap_validator_function(wrap, inner)
-
-
-def _validates_to_itself(base: Any, default: Any) -> bool:
-    """Whether validating ``default`` against ``base`` surely returns ``default`` itself."""
-    if base in (int, str, float, bool):
-        return type(default) is base
-    if isinstance(base, type) and issubclass(base, enum.Enum):
-        return isinstance(default, base)
-    if get_origin(base) is Literal:
-        return any(
-            default is arg or (type(default) is type(arg) and default == arg)
-            for arg in get_args(base)
-        )
-    return False
 
 
 def _parse_container(text: str) -> Any:
@@ -148,36 +138,9 @@ def _typed_dict_schema(params: tuple[Param, ...], tool_name: str) -> CoreSchema:
     return clean(cs.typed_dict_schema(fields, extra_behavior="forbid", config=config))
 
 
-class _JsonSchemaGenerator(GenerateJsonSchema):
-    """pydantic's generator, minus its per-instance cost.
-
-    ``GenerateJsonSchema.__init__`` rebuilds a table of ~70 handler methods from the
-    ``CoreSchemaOrFieldType`` literal every time; a tool needs two generators, so the
-    table's method names are computed once per class and only bound per instance.
-    """
-
-    _names: ClassVar[tuple[tuple[str, str], ...] | None] = None
-
-    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], Any]]:
-        names = type(self)._names
-        if names is None:
-            keys = get_literal_values(CoreSchemaOrFieldType)
-            names = tuple((k, f"{k.replace('-', '_')}_schema") for k in keys)
-            type(self)._names = names
-        return {key: getattr(self, name) for key, name in names}
-
-    def encode_default(self, dft: Any) -> Any:
-        # pydantic builds a TypeAdapter per default value to encode it (~13% of a
-        # definition); JSON-compatible encoding of the value itself says the same.
-        try:
-            return to_jsonable_python(dft, by_alias=True)
-        except Exception as exc:
-            raise PydanticOmit from exc
-
-
 def _json_schema(core: CoreSchema, tool_name: str, what: str = "parameters") -> dict[str, Any]:
     try:
-        return _JsonSchemaGenerator().generate(core, mode="validation")
+        return JsonSchemaGenerator().generate(core, mode="validation")
     except Exception as exc:
         raise ToolDefinitionError(
             f"no JSON Schema can describe its {what} ({exc})", tool=tool_name

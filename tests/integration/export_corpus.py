@@ -305,6 +305,7 @@ def explicitly_named(q: str) -> str:
 
 # Tools a format refuses, each with the parameter its ToolDefinitionError names.
 STRICT_REFUSED: dict[str, str] = {
+    "identifiers": "site",  # format "uri": enforced by the tool, unknown to strict mode
     "free_dict": "mapping",
     "fixed_tuple": "pair",
     "unannotated": "x",

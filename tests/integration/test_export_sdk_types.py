@@ -197,6 +197,10 @@ _OPENAI_FORMATS = {
 }
 
 
+# 8. The strings a Decimal parses (Pydantic's `build_decimal_pattern`, no digit limits).
+DECIMAL = r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$"
+
+
 def as_tooldeck_would_say_it(
     sdk_parameters: dict[str, Any], original: dict[str, Any]
 ) -> dict[str, Any]:
@@ -224,12 +228,15 @@ def _normalise(node: Any, path: tuple[Any, ...], optional: set[tuple[Any, ...]])
         return [_normalise(n, (*path, i), optional) for i, n in enumerate(node)]
     if not isinstance(node, dict):
         return node
+    if node == {"anyOf": [{"type": "number"}, {"type": "string"}]}:  # a plain Decimal
+        node = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": DECIMAL}]}  # 8.
     out = {}
     for key, value in node.items():
         if key == "uniqueItems":
             continue  # 3. uniqueItems dropped (a set parameter takes duplicates anyway)
         if key == "format" and value not in _OPENAI_FORMATS:
-            continue  # 4. formats outside strict mode's list dropped (an annotation)
+            assert value in ("binary", "password", "path"), value  # 4. others are refused
+            continue  # 4. formats that assert nothing beyond a string dropped
         if key == "discriminator":
             continue  # 7. oneOf becomes anyOf, its OpenAPI discriminator dropped
         if key == "oneOf":
@@ -315,7 +322,7 @@ class Everything(BaseModel):
     when: dt.datetime
     day: dt.date | None = None
     ident: uuid.UUID
-    site: AnyUrl = AnyUrl("https://example.org")
+    blob: bytes = b""
     tags: set[str] = set()
     numbers: list[int] = Field(default_factory=list, max_length=5)
     address: Address
@@ -357,6 +364,18 @@ def test_differential_free_form_dict_the_sdk_passes_and_tooldeck_refuses() -> No
     with pytest.raises(ToolDefinitionError) as info:
         to_strict_schema(clean_schema(Deep.model_json_schema()), tool="Deep")
     assert info.value.param == "pair_of"
+
+
+def test_differential_uri_format_the_sdk_passes_and_tooldeck_refuses() -> None:
+    # 4. The SDK keeps `format: uri`, which strict mode does not know; dropping it would
+    #    admit any text for a field whose validation wants a URL. tooldeck raises.
+    class Link(BaseModel):
+        site: AnyUrl
+
+    assert "uri" in str(openai.pydantic_function_tool(Link))
+    with pytest.raises(ToolDefinitionError) as info:
+        to_strict_schema(clean_schema(Link.model_json_schema()), tool="Link")
+    assert info.value.param == "site"
 
 
 def test_differential_tuple_the_sdk_passes_and_tooldeck_refuses() -> None:

@@ -149,7 +149,7 @@ def test_translations_that_keep_the_meaning() -> None:
         "type": "object",
         "properties": {
             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-            "site": {"type": "string", "format": "uri", "minLength": 1},
+            "blob": {"type": "string", "format": "binary", "minLength": 1},
             "when": {"type": "string", "format": "date-time"},
             "pet": {
                 "oneOf": [
@@ -168,11 +168,11 @@ def test_translations_that_keep_the_meaning() -> None:
             },
             "wrapped": {"allOf": [{"type": "integer", "minimum": 0}], "description": "d"},
         },
-        "required": ["tags", "site", "when", "pet", "wrapped"],
+        "required": ["tags", "blob", "when", "pet", "wrapped"],
     }
     out = strict(params)["properties"]
     assert out["tags"] == {"type": "array", "items": {"type": "string"}}
-    assert out["site"] == {"type": "string", "minLength": 1}
+    assert out["blob"] == {"type": "string", "minLength": 1}  # bytes take any text
     assert out["when"] == {"type": "string", "format": "date-time"}
     assert [b["properties"]["kind"] for b in out["pet"]["anyOf"]] == [
         {"const": "cat"},
@@ -180,6 +180,30 @@ def test_translations_that_keep_the_meaning() -> None:
     ]
     assert set(out["pet"]) == {"anyOf"}
     assert out["wrapped"] == {"type": "integer", "minimum": 0, "description": "d"}
+
+
+@pytest.mark.parametrize("fmt", ["uri", "json-string", "ipvanyaddress", "file-path"])
+def test_a_format_the_tool_enforces_and_strict_mode_does_not_know_is_refused(fmt: str) -> None:
+    """Dropping it would admit values the tool refuses (a URL field taking any text)."""
+    params = {
+        "type": "object",
+        "properties": {"links": {"type": "array", "items": {"type": "string", "format": fmt}}},
+        "required": ["links"],
+    }
+    with pytest.raises(ToolDefinitionError) as caught:
+        strict(params)
+    assert caught.value.param == "links[]"
+    assert f"format {fmt!r} has no strict-mode form" in str(caught.value)
+
+
+@pytest.mark.parametrize("fmt", ["binary", "password", "path"])
+def test_a_format_that_asserts_nothing_more_than_a_string_is_dropped(fmt: str) -> None:
+    params = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "format": fmt}},
+        "required": ["x"],
+    }
+    assert strict(params)["properties"]["x"] == {"type": "string"}
 
 
 def test_empty_parameter_list() -> None:
