@@ -72,6 +72,8 @@ class BaseRegistry:
             return lambda f: self.register(f, **options)
         return self.register(func, **options)
 
+    tool_func = tool  # Agently's name: `@manager.tool_func`
+
     def register(
         self,
         obj: Any = None,
@@ -308,13 +310,17 @@ class BaseRegistry:
             self._catalog.exported(key, lambda: [t.export(format, strict=strict) for t in tools])
         )
 
-    def get_openai_tools(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
+    def get_openai_tools(
+        self, tags: Tags = None, *, strict: bool = False, match: Match = "any"
+    ) -> list[dict[str, Any]]:
         """Seed 000's name: `export` in the ``openai`` (Chat Completions) format."""
-        return self.export("openai", tags=tags, strict=strict)
+        return self.export("openai", tags=tags, strict=strict, match=match)
 
-    def get_declarations(self, tags: Tags = None, *, strict: bool = False) -> list[dict[str, Any]]:
+    def get_declarations(
+        self, tags: Tags = None, *, strict: bool = False, match: Match = "any"
+    ) -> list[dict[str, Any]]:
         """Seed 003's name: ``{"name", "description", "input_schema"}`` per tool."""
-        return self.export("anthropic", tags=tags, strict=strict)
+        return self.export("anthropic", tags=tags, strict=strict, match=match)
 
 
 def _refuse_options(obj: Any, **options: Any) -> None:

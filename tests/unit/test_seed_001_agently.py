@@ -42,6 +42,38 @@ def test_module_level_tool_func_registers_in_the_default_registry() -> None:
     assert "s001_echo" not in ToolRegistry.default()
 
 
+def test_tool_func_on_a_registry_and_on_the_class() -> None:
+    """Agently code reads `@manager.tool_func`: every registry has the alias, and the
+    class itself (acting on the default registry) too."""
+    registry = ToolRegistry()
+
+    @registry.tool_func
+    def add(a: Annotated[int, "first"], b: int = 2) -> int:
+        """Add."""
+        return a + b
+
+    @registry.tool_func(tags=["math"])
+    def neg(a: int) -> int:
+        return -a
+
+    assert registry.call_tool("add", {"a": 1}) == 3
+    assert registry.get_tool_info()["add"]["kwargs"] == {
+        "a": (int, "first"),
+        "b": (int, "Default: 2"),
+    }
+    assert registry.list_tools("math") == ["neg"]
+
+    @ToolRegistry.tool_func
+    def s001_class_level(x: int) -> int:
+        return x * 10
+
+    try:
+        assert ToolRegistry.default().get("s001_class_level") is s001_class_level
+        assert ToolRegistry.call_tool("s001_class_level", {"x": 2}) == 20
+    finally:
+        ToolRegistry.default().unregister("s001_class_level")
+
+
 def test_annotated_text_and_default_in_kwargs_format() -> None:
     registry = ToolRegistry()
 
