@@ -17,7 +17,7 @@ import inspect
 import sys
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
@@ -31,6 +31,7 @@ __all__ = [
     "agently_params",
     "analyse_param",
     "check_doc_params",
+    "docstring",
     "signature_params",
     "type_hints",
     "unwrap_partial",
@@ -54,6 +55,21 @@ def _signature_target(func: Callable[..., Any]) -> Callable[..., Any]:
         return func
     call = getattr(type(func), "__call__", None)  # noqa: B004
     return call if call is not None else func
+
+
+def docstring(func: Callable[..., Any]) -> str | None:
+    """The docstring to read, from where the hints are read.
+
+    A function's own (behind any ``functools.partial``); for a callable object, its
+    ``__call__``'s, or else its class's. Inherited docstrings (``object``'s "Call self
+    as a function.") say nothing about the tool and are not read.
+    """
+    inner = unwrap_partial(func)
+    if inspect.isroutine(inner):
+        return inspect.getdoc(inner)
+    call = _signature_target(inner)
+    text = getattr(call, "__doc__", None) or type(inner).__dict__.get("__doc__")
+    return inspect.cleandoc(text) if isinstance(text, str) else None
 
 
 def type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
@@ -117,13 +133,51 @@ def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None
     if isinstance(default, FieldInfo):
         # ``x: int = Field(5, ge=0)``: the constraints join the type, the default stays.
         annotation = typing.Annotated[annotation, default]
-        factory = default.default_factory
-        default = EMPTY if default.default is PydanticUndefined else default.default
+        meta = (*meta, default)
+        default = EMPTY
+    if default is EMPTY:
+        # ``x: Annotated[int, Field(5, ge=0)]`` (or ``Field(default_factory=...)``) says the
+        # same as above; a default in the signature wins over one in Annotated, as in
+        # Pydantic. The last Field that sets one counts.
+        default, factory = _field_default(meta)
     if default is None and not admits_none(base):
         # ``x: int = None`` is an implicit Optional: accept the null it defaults to.
         annotation = Optional[annotation]  # noqa: UP045 - runtime construction
         base = Optional[base]  # noqa: UP045
-    return Param(name, annotation, base, default, factory, description)  # type: ignore[arg-type]
+    return Param(name, annotation, base, default, factory, description)
+
+
+def _refuse_unbound_method(
+    func: Callable[..., Any], signature: inspect.Signature, tool_name: str
+) -> None:
+    """``@tool`` on a method in its class body would make ``self`` an argument to send."""
+    first = next(iter(signature.parameters), None)
+    inner = unwrap_partial(func)
+    if first not in ("self", "cls") or not inspect.isfunction(inner) or func is not inner:
+        return
+    owner = inner.__qualname__.rpartition(".")[0]
+    if owner and not owner.endswith("<locals>"):  # defined in a class body
+        raise ToolDefinitionError(
+            f"{first!r} is the first parameter of the method {inner.__qualname__}, which a "
+            f"model cannot send: register the bound method instead "
+            f"(registry.register(obj.{inner.__name__})) rather than decorating it in its class",
+            tool=tool_name,
+            param=first,
+        )
+
+
+def _field_default(meta: tuple[Any, ...]) -> tuple[Any, Callable[[], Any] | None]:
+    """The default (or default factory) the ``Field``s in ``meta`` set, if any."""
+    default: Any = EMPTY
+    factory: Callable[[], Any] | None = None
+    for info in meta:
+        if not isinstance(info, FieldInfo):
+            continue
+        if info.default is not PydanticUndefined:
+            default, factory = info.default, None
+        elif info.default_factory is not None:
+            default, factory = EMPTY, cast("Callable[[], Any]", info.default_factory)
+    return default, factory
 
 
 def signature_params(
@@ -138,6 +192,7 @@ def signature_params(
         signature = inspect.signature(func)
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(f"cannot read its signature ({exc})", tool=tool_name) from exc
+    _refuse_unbound_method(func, signature, tool_name)
     params: list[Param] = []
     positional: list[str] = []
     for p in signature.parameters.values():

@@ -154,6 +154,8 @@ def merge(arguments: Arguments, kwargs: dict[str, Any], limit: int | None) -> Ar
     if arguments is None:
         return kwargs
     if isinstance(arguments, (str, bytes, bytearray)):
+        if not arguments.strip():  # no arguments, as in Tool._validate
+            return kwargs
         if oversize(arguments, limit):
             return arguments  # validation reports the size, without parsing
         try:

@@ -24,6 +24,7 @@ from ._docstrings import parse_docstring
 from ._introspect import (
     agently_params,
     check_doc_params,
+    docstring,
     signature_params,
     type_hints,
     unwrap_partial,
@@ -65,7 +66,7 @@ def build_spec(
     func_name = getattr(inner, "__name__", None) or type(inner).__name__
     tool_name = check_name(func_name if name is None else name, func_name=func_name)
     hints = type_hints(func, tool_name)
-    doc = parse_docstring(inspect.getdoc(inner) if description is None else None)
+    doc = parse_docstring(docstring(func))  # its Args still describe the parameters
     sig_params, positional = signature_params(
         func,
         hints,

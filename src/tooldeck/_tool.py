@@ -273,7 +273,11 @@ class Tool(BaseTool, Generic[P, R]):
                 kind = arguments.__class__
                 if kind is dict:
                     args = self._validate_dict(arguments)
-                elif kind is str and len(arguments) * 4 <= (self.max_argument_bytes or -1):  # type: ignore[arg-type]
+                elif (
+                    kind is str
+                    and arguments.strip()  # type: ignore[union-attr]
+                    and len(arguments) * 4 <= (self.max_argument_bytes or -1)  # type: ignore[arg-type]
+                ):
                     args = self._spec.validate_json(arguments)  # surely under the size limit
                 else:
                     args = self._validate(arguments)
@@ -359,6 +363,10 @@ class Tool(BaseTool, Generic[P, R]):
                 return spec.validate_python({})
             # `kind is str` first: cheaper than isinstance for the usual JSON text.
             if kind is str or isinstance(arguments, (str, bytes, bytearray)):
+                if not arguments.strip():  # type: ignore[union-attr]
+                    # "" for no arguments: some models send it for a parameterless tool,
+                    # and the OpenAI Agents SDK, Pydantic AI and LangChain all read it so.
+                    return spec.validate_python({})
                 limit = self.max_argument_bytes
                 if limit is not None and len(arguments) * 4 > limit:  # may be over: measure
                     check_size(arguments, limit, spec.name)  # type: ignore[arg-type]

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import pydantic
 from pydantic import ConfigDict
@@ -26,6 +26,7 @@ from ._typing import (
     admits_container,
     admits_none,
     admits_text,
+    object_fields,
     split_annotated,
     validates_to_itself,
 )
@@ -169,8 +170,66 @@ def signature_validators(
 ) -> tuple[Validate, Validate, dict[str, Any]]:
     core = _typed_dict_schema(params, tool_name)
     validator = SchemaValidator(core)
-    schema = _with_descriptions(clean_schema(_json_schema(core, tool_name)), params)
+    try:
+        generated = JsonSchemaGenerator().generate(core, mode="validation")
+    except Exception as exc:
+        raise _no_json_schema(params, tool_name, exc) from exc
+    schema = _with_descriptions(clean_schema(generated), params)
     return validator.validate_python, validator.validate_json, schema
+
+
+def _no_json_schema(params: tuple[Param, ...], tool_name: str, exc: Exception) -> Exception:
+    """Which parameter, and which field of which model inside it, has no JSON Schema."""
+    for param in params:
+        where = _without_schema(param.annotation, param.name, None)
+        if where is None:
+            continue
+        path, kind, owner = where
+        culprit = "" if path == param.name else f": at {path}, "
+        if owner is not None:
+            culprit += f"the field {_type_name(owner)}.{path.rpartition('.')[2]} has type "
+            culprit += f"{_type_name(kind)}, which has none"
+        elif culprit:
+            culprit += f"{_type_name(kind)} has none"
+        return ToolDefinitionError(
+            f"no JSON Schema can describe its type {_type_name(param.annotation)}{culprit} "
+            f"({exc.__class__.__name__}); use a JSON-compatible type, or describe it with "
+            "pydantic.WithJsonSchema",
+            tool=tool_name,
+            param=param.name,
+        )
+    reason = f"no JSON Schema can describe its parameters ({exc})"
+    return ToolDefinitionError(reason, tool=tool_name)
+
+
+def _without_schema(tp: Any, path: str, owner: Any, depth: int = 0) -> tuple[str, Any, Any] | None:
+    """The innermost ``(path, type, model owning it)`` in ``tp`` without a JSON Schema."""
+    if _has_json_schema(tp):
+        return None
+    base = split_annotated(tp)[0]
+    if depth < 8:
+        inner = [(f"{path}.{f.key}", f.annotation, base) for f in object_fields(base) or ()]
+        inner += [(f"{path}[]", a, None) for a in get_args(base) if a is not Ellipsis]
+        for where, sub, sub_owner in inner:
+            found = _without_schema(sub, where, sub_owner, depth + 1)
+            if found is not None:
+                return found
+    return path, base, owner
+
+
+def _has_json_schema(tp: Any) -> bool:
+    generate, clean = _schema_generator()
+    try:
+        JsonSchemaGenerator().generate(clean(generate(tp)), mode="validation")
+    except Exception:
+        return False
+    return True
+
+
+def _type_name(tp: Any) -> str:
+    if isinstance(tp, type) and not get_args(tp):
+        return tp.__qualname__
+    return repr(tp).replace("typing.", "")
 
 
 def return_schema(hints: dict[str, Any], tool_name: str) -> tuple[Any, dict[str, Any] | None, bool]:

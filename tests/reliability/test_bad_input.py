@@ -68,7 +68,6 @@ def test_none_means_no_arguments(tools: ToolRegistry) -> None:
     ("text", "problem"),
     [
         ("{bad", "key must be a string at line 1 column 2"),
-        ("", "EOF while parsing a value at line 1 column 0"),
         ('{"a": 1', "EOF while parsing an object at line 1 column 7"),
         ("{'a': 1}", "key must be a string at line 1 column 2"),
         ('{"a": 1} x', "trailing characters at line 1 column 10"),
@@ -82,6 +81,14 @@ def test_json_that_does_not_parse(tools: ToolRegistry, text: str, problem: str) 
     assert error_of(tools, "jadd", text) == (
         f"Invalid arguments for tool 'jadd': not valid JSON ({problem})"
     )
+
+
+@pytest.mark.parametrize("text", ["", "  ", "\n"])
+def test_blank_json_text_is_no_arguments(tools: ToolRegistry, text: str) -> None:
+    """As the OpenAI Agents SDK, Pydantic AI and LangChain read it (issue 11, item 12)."""
+    missing = "Invalid arguments for tool 'add':\na: missing required argument"
+    assert error_of(tools, "add", text) == missing
+    assert error_of(tools, "jadd", text) == error_of(tools, "jadd", {})
 
 
 # -- size: rejected before parsing ----------------------------------------------------------
