@@ -28,6 +28,11 @@ _GEMINI_KEEP = frozenset(
     }
 )  # fmt: skip
 _UNION_OUTER = ("title", "description", "default")
+# Keywords that narrow what a value may be in ways Gemini's Schema cannot state: dropping
+# them would tell the model it may send what the tool refuses.
+_UNSAYABLE = frozenset(
+    {"not", "if", "then", "else", "dependentSchemas", "dependentRequired", "contains"}
+)
 # Gemini rejects other `format` values with a 400 ("only 'enum' and 'date-time' are
 # supported for STRING type"); the dropped format is kept as a note in the description.
 _GEMINI_FORMATS = {
@@ -57,8 +62,10 @@ def to_gemini_schema(parameters: Mapping[str, Any], *, tool: str) -> Schema:
     them).
 
     Raises:
-        ToolDefinitionError: For a recursive model (it cannot be inlined) and for a value
-            of any type (Gemini's ``Schema`` needs a type).
+        ToolDefinitionError: For a recursive model (it cannot be inlined), a value of any
+            type (Gemini's ``Schema`` needs a type), and a keyword that narrows values in
+            a way the subset cannot state (``not``, several ``allOf`` branches...). The
+            ``gemini`` export then sends the full JSON Schema instead.
     """
     return _gemini(parameters, _GeminiWalk(tool, parameters.get("$defs", {})), "")
 
@@ -141,6 +148,8 @@ def _gemini_keyword(
             notes.append(f"format: {value}")
     elif key in ("exclusiveMinimum", "exclusiveMaximum"):
         _gemini_exclusive(out, notes, key == "exclusiveMinimum", value)
+    elif key in _UNSAYABLE or (key == "allOf" and len(value) > 1):
+        raise walk.fail(path, f"Gemini's schema has no {key!r} and no words for it")
 
 
 def _gemini_exclusive(out: Schema, notes: list[str], lower: bool, bound: Any) -> None:

@@ -13,10 +13,12 @@ the work, each a pure function that builds new dicts while it walks:
 * `to_mcp_output_schema` — an MCP ``outputSchema``, wrapped as fastmcp wraps
   non-object results.
 
-What a provider cannot express faithfully raises
-`ToolDefinitionError` naming the tool and the parameter path
-(``address.zip``, ``items[]``, ``$defs.Node.children``). docs/exports.md lists every
-rule and every difference from ``openai.pydantic_function_tool``.
+What strict mode cannot express faithfully raises `ToolDefinitionError` naming the tool
+and the parameter path (``address.zip``, ``items[]``, ``$defs.Node.children``); what
+Gemini's subset cannot say goes to Gemini as the full JSON Schema instead
+(``parametersJsonSchema``), so a valid tool never makes a non-strict export raise.
+docs/exports.md lists every rule and every difference from
+``openai.pydantic_function_tool``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 from ._gemini import to_gemini_schema
 from ._schema_walk import Schema, copy_schema, is_any, is_object
 from ._strict import to_strict_schema
+from .errors import ToolDefinitionError
 
 __all__ = [
     "FORMATS",
@@ -133,7 +136,13 @@ def _gemini_declaration(spec: _Spec) -> Schema:
     # A declaration without parameters omits them: Gemini rejects an OBJECT with empty
     # `properties` ("should be non-empty for OBJECT type").
     if source.get("properties"):
-        declaration["parameters"] = to_gemini_schema(source, tool=spec.name)
+        try:
+            declaration["parameters"] = to_gemini_schema(source, tool=spec.name)
+        except ToolDefinitionError:
+            # What Gemini's Schema subset cannot say faithfully (a recursion, a value of
+            # any type, a keyword with no translation): the full JSON Schema, which
+            # Gemini takes as `parametersJsonSchema` (FunctionDeclaration's field).
+            declaration["parametersJsonSchema"] = copy_schema(source)
     return declaration
 
 

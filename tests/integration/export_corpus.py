@@ -1,9 +1,10 @@
 """A corpus of tool signatures: every kind of parameter DESIGN.md lists, as users write them.
 
 Each function is a plain decorated definition in its own registry (``CORPUS``), so the
-default registry stays untouched. ``STRICT_REFUSED`` and ``GEMINI_REFUSED`` name the
-tools a format cannot express faithfully, with the parameter the error must name;
-every other tool must export to every format, strict or not.
+default registry stays untouched. ``STRICT_REFUSED`` names the tools strict mode cannot
+express faithfully, with the parameter the error must name; every other tool must export
+to every format, strict or not. ``GEMINI_JSON_SCHEMA`` names those Gemini's schema subset
+cannot say, which go to Gemini as their full JSON Schema (``parametersJsonSchema``).
 """
 
 from __future__ import annotations
@@ -311,7 +312,7 @@ STRICT_REFUSED: dict[str, str] = {
     "unannotated": "x",
     "any_payload": "payload",
 }
-GEMINI_REFUSED: dict[str, str] = {
+GEMINI_JSON_SCHEMA: dict[str, str] = {
     "recursive": "tree.children[]",  # where the recursion is met
     "unannotated": "x",
     "any_payload": "payload",

@@ -194,6 +194,71 @@ def test_a_value_of_any_type_raises(schema: dict[str, Any], param: str) -> None:
     assert "Gemini needs" in info.value.reason
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"not": {"type": "string"}},
+        {"allOf": [{"type": "integer", "minimum": 0}, {"type": "integer", "maximum": 9}]},
+        {"type": "array", "items": {"type": "integer"}, "contains": {"const": 1}},
+    ],
+)
+def test_a_keyword_gemini_cannot_state_raises_in_the_transform(schema: dict[str, Any]) -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+        to_gemini_schema({"type": "object", "properties": {"p": schema}}, tool="t")
+    assert info.value.param == "p"
+
+
+RECURSIVE = {
+    "type": "object",
+    "properties": {"tree": {"$ref": "#/$defs/Node"}, "note": {}},
+    "required": ["tree"],
+    "$defs": {
+        "Node": {
+            "type": "object",
+            "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        RECURSIVE,
+        {"type": "object", "properties": {"anything": {}}},
+        {"type": "object", "properties": {"p": {"not": {"type": "null"}}}},
+    ],
+)
+def test_what_the_subset_cannot_say_is_exported_as_the_full_json_schema(
+    parameters: dict[str, Any],
+) -> None:
+    """DESIGN: a valid tool never makes a non-strict Gemini export raise."""
+    out = export_tool(
+        "gemini", name="t", description="d", parameters=parameters, returns=None, tags=()
+    )
+    assert out == {"name": "t", "description": "d", "parametersJsonSchema": parameters}
+    assert out["parametersJsonSchema"] is not parameters  # a copy: the spec stays untouched
+    declaration = genai.FunctionDeclaration.model_validate(out)
+    assert declaration.parameters is None
+    assert declaration.parameters_json_schema == parameters
+
+
+def test_a_strict_gemini_export_falls_back_to_the_strict_schema() -> None:
+    strict_recursive = {**RECURSIVE, "properties": {"tree": {"$ref": "#/$defs/Node"}}}
+    out = export_tool(
+        "gemini",
+        name="t",
+        description="d",
+        parameters=strict_recursive,
+        returns=None,
+        tags=(),
+        strict=True,
+    )
+    fallback = out["parametersJsonSchema"]
+    assert fallback["additionalProperties"] is False
+    assert fallback["$defs"]["Node"]["required"] == ["kids"]
+
+
 def test_declaration_without_parameters_omits_them() -> None:
     out = export_tool(
         "gemini",
