@@ -436,18 +436,23 @@ async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
         env=cli_env(),
         keep_alive=False,
     )
-    async with asyncio.timeout(TIMEOUT), Client(transport) as client:
-        tools = {t.name: t for t in await client.list_tools()}
-        assert "add" in tools
-        assert "hidden" not in tools
-        assert tools["add"].input_schema["properties"]["b"]["description"] == "second addend"
-        added = await client.call_tool("add", {"a": 1, "b": 2})
-        assert added.data == 3
-        where = await client.call_tool("where", {"city": "高雄"})
-        assert where.structured_content is not None
-        assert where.data["city"] == "高雄"
-        failed = await client.call_tool("explode", {}, raise_on_error=False)
-        assert failed.is_error
+
+    async def session() -> None:
+        async with Client(transport) as client:
+            tools = {t.name: t for t in await client.list_tools()}
+            assert "add" in tools
+            assert "hidden" not in tools
+            assert tools["add"].input_schema["properties"]["b"]["description"] == "second addend"
+            added = await client.call_tool("add", {"a": 1, "b": 2})
+            assert added.data == 3
+            where = await client.call_tool("where", {"city": "高雄"})
+            assert where.structured_content is not None
+            assert where.data["city"] == "高雄"
+            failed = await client.call_tool("explode", {}, raise_on_error=False)
+            assert failed.is_error
+
+    # wait_for, not asyncio.timeout: that is Python 3.11+, and 3.10 is supported.
+    await asyncio.wait_for(session(), TIMEOUT)
 
 
 def _free_port() -> int:
@@ -488,10 +493,14 @@ async def test_serve_over_http_with_a_token_and_tags() -> None:
     try:
         await _wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
-        async with asyncio.timeout(TIMEOUT), Client(url, auth="s3cret") as client:
-            assert sorted(t.name for t in await client.list_tools()) == ["echo", "shout"]
-            shouted = await client.call_tool("shout", {"text": "台北"})
-            assert shouted.data == "台北!"
+
+        async def session() -> None:
+            async with Client(url, auth="s3cret") as client:
+                assert sorted(t.name for t in await client.list_tools()) == ["echo", "shout"]
+                shouted = await client.call_tool("shout", {"text": "台北"})
+                assert shouted.data == "台北!"
+
+        await asyncio.wait_for(session(), TIMEOUT)
         async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:
             for headers in ({}, {"Authorization": "Bearer wrong"}):
                 refused = await http.post(url, json={}, headers=headers)

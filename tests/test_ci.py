@@ -1,0 +1,147 @@
+"""CI runs the suite on the oldest and the newest supported Python, after the README's run.
+
+The supported versions are pyproject's ``Programming Language :: Python :: 3.N``
+classifiers, the oldest being ``requires-python``'s bound too; ``.ci/run`` must name
+exactly the oldest and the newest. ``.ci/find-python`` takes only an interpreter that
+really runs: a pyenv shim whose version is not selected, or a missing version, is
+reported rather than used.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_readme import quick_start_commands
+
+ROOT = Path(__file__).resolve().parents[1]
+CI = ROOT / ".ci" / "run"
+FIND_PYTHON = ROOT / ".ci" / "find-python"
+HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"  # the version running this test
+
+
+def supported_versions() -> list[str]:
+    # A regex, not tomllib: this test runs on Python 3.10 too.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.findall(r'"Programming Language :: Python :: (3\.\d+)"', pyproject)
+    return sorted(found, key=lambda version: tuple(map(int, version.split("."))))
+
+
+def ci_versions() -> list[str]:
+    [loop] = re.findall(r"^for version in ([\d. ]+); do$", CI.read_text(), re.MULTILINE)
+    return loop.split()
+
+
+def test_classifiers_span_requires_python() -> None:
+    versions = supported_versions()
+    assert len(versions) >= 2
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'requires-python = ">={versions[0]}"' in pyproject
+
+
+def test_ci_runs_the_oldest_and_the_newest_python() -> None:
+    versions = supported_versions()
+    assert ci_versions() == [versions[0], versions[-1]]
+
+
+def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> None:
+    script = CI.read_text(encoding="utf-8")
+    _install_and_run, test = quick_start_commands()
+    readme_run = script.index(test + " ")
+    loop = script.index("for version in ")
+    body = script[loop : script.index("\ndone\n", loop)]
+    assert readme_run < loop  # the README's command is the one CI runs first
+    assert 'python=$(bash .ci/find-python "$version")' in body
+    assert '"$python" -m venv "$venv"' in body
+    assert '"$venv/bin/pip" install -q -e ".[dev]"' in body
+    assert '"$venv/bin/python" -m pytest' in body
+    assert "not found" in body  # a missing version is said, and the loop goes on
+    assert "continue" in body
+
+
+def test_ci_log_names_each_python_and_closes_with_the_suite_results() -> None:
+    lines = CI.read_text(encoding="utf-8").rstrip().splitlines()
+    assert lines[-1] == 'exit "$status"'
+    assert lines[-2] == (
+        'echo "Python $readme_python (python3, the README\'s command): $(summary "$log")"'
+    )
+
+
+# --- .ci/find-python ---------------------------------------------------------------------
+
+BASH = shutil.which("bash")
+needs_bash = pytest.mark.skipif(BASH is None, reason="needs bash")
+
+
+def fake_python(path: Path, *, works: bool = True) -> Path:
+    """An executable at ``path``: this test's interpreter, or a failing pyenv-like shim."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if works:
+        path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    else:
+        path.write_text("#!/bin/sh\necho 'pyenv: command not found' >&2\nexit 127\n")
+    path.chmod(0o755)
+    return path
+
+
+def find_python(version: str, path: Path, pyenv_root: Path) -> subprocess.CompletedProcess[str]:
+    # PATH holds ``path`` and sort alone: not the machine's own pythons.
+    tools = pyenv_root.parent / "tools"
+    tools.mkdir(exist_ok=True)
+    sort = shutil.which("sort")
+    assert sort is not None
+    (tools / "sort").symlink_to(sort)
+    env = {"PATH": f"{path}:{tools}", "PYENV_ROOT": str(pyenv_root), "HOME": "/nonexistent"}
+    return subprocess.run(
+        [BASH or "bash", str(FIND_PYTHON), version],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@needs_bash
+def test_a_broken_shim_on_path_gives_way_to_pyenv(tmp_path: Path) -> None:
+    fake_python(tmp_path / "bin" / f"python{HERE}", works=False)
+    installed = fake_python(tmp_path / "pyenv" / "versions" / f"{HERE}.1" / "bin" / "python")
+    found = find_python(HERE, tmp_path / "bin", tmp_path / "pyenv")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout == f"{installed}\n"
+
+
+@needs_bash
+def test_a_working_python_on_path_comes_first(tmp_path: Path) -> None:
+    on_path = fake_python(tmp_path / "bin" / f"python{HERE}")
+    fake_python(tmp_path / "pyenv" / "versions" / f"{HERE}.1" / "bin" / "python")
+    found = find_python(HERE, tmp_path / "bin", tmp_path / "pyenv")
+    assert found.stdout == f"{on_path}\n"
+
+
+@needs_bash
+def test_the_newest_patch_in_pyenv_wins(tmp_path: Path) -> None:
+    versions = tmp_path / "pyenv" / "versions"
+    for patch in ("2", "10", "9"):
+        fake_python(versions / f"{HERE}.{patch}" / "bin" / "python")
+    found = find_python(HERE, tmp_path / "bin", tmp_path / "pyenv")
+    assert found.stdout == f"{versions / f'{HERE}.10' / 'bin' / 'python'}\n"
+
+
+@needs_bash
+@pytest.mark.parametrize("layout", ["nothing", "shim only", "another version under the name"])
+def test_no_working_interpreter_is_exit_status_1(tmp_path: Path, layout: str) -> None:
+    if layout == "shim only":
+        fake_python(tmp_path / "bin" / "python3.99", works=False)
+    elif layout == "another version under the name":
+        # This interpreter, wherever 3.99 is looked for: it runs, but is not 3.99.
+        fake_python(tmp_path / "bin" / "python3.99")
+        fake_python(tmp_path / "pyenv" / "versions" / "3.99.0" / "bin" / "python")
+    found = find_python("3.99", tmp_path / "bin", tmp_path / "pyenv")
+    assert found.returncode == 1
+    assert found.stdout == ""
