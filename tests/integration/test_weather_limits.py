@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from tooldeck.tools import weather
-from tooldeck.tools.weather import MAX_BODY_BYTES, aclose_clients, get_weather
+from tooldeck.tools._http_body import MAX_BODY_BYTES
+from tooldeck.tools.weather import aclose_clients, get_weather
 
 MIB = 1024 * 1024
 HUGE_BODY = 400 * 1000 * 1000  # 400 MB

@@ -22,8 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tooldeck import ToolRegistry
+from tooldeck.tools import _http_body as body_reader
 from tooldeck.tools import weather
-from tooldeck.tools.weather import MAX_BODY_BYTES, get_weather
+from tooldeck.tools._http_body import MAX_BODY_BYTES
+from tooldeck.tools.weather import get_weather
 
 DOCS_PAGE = Path(__file__).parents[2] / "docs" / "weather.md"
 REQUEST = httpx.Request("GET", "https://api.open-meteo.com/v1/forecast")
@@ -48,7 +50,7 @@ def is_safe(text: str) -> bool:
 
 @given(text=st.text(), limit=st.integers(1, 300))
 def test_clip_is_printable_and_bounded(text: str, limit: int) -> None:
-    shown = weather._clip(text, limit, CLIPPED)
+    shown = body_reader.clip(text, limit, CLIPPED)
     assert is_safe(shown)
     assert len(shown) <= limit + len(CLIPPED)
     if text.isprintable() and len(text) <= limit:
@@ -59,18 +61,18 @@ def test_clip_is_printable_and_bounded(text: str, limit: int) -> None:
 
 @given(text=st.text(st.characters(blacklist_categories=["Cs"]), min_size=1))
 def test_clip_keeps_a_prefix_of_printable_text(text: str) -> None:
-    shown = weather._clip(text, 10)
+    shown = body_reader.clip(text, 10)
     if text[:11].isprintable():
         assert shown == (text if len(text) <= 10 else text[:10] + "…")
 
 
 def test_clip_escapes_control_characters_and_escapes() -> None:
-    shown = weather._clip(ESCAPES, 200)
+    shown = body_reader.clip(ESCAPES, 200)
     assert shown == r"\x1b[2J\x1b[31m\x1b]0;title\x07\x00\r\n\u202e\x7f\ud800"
 
 
 def test_clip_of_megabytes_keeps_only_the_head() -> None:
-    shown = weather._clip("\x00" * 5_000_000, 2000, CLIPPED)
+    shown = body_reader.clip("\x00" * 5_000_000, 2000, CLIPPED)
     assert shown == r"\x00" * 500 + CLIPPED
 
 
@@ -81,8 +83,8 @@ def test_clip_of_megabytes_keeps_only_the_head() -> None:
 @given(body=st.binary(max_size=200))
 def test_any_bytes_decode_or_raise_a_body_error(body: bytes) -> None:
     # Anything but a _BodyError (a RecursionError, an UnicodeDecodeError) fails the test.
-    with contextlib.suppress(weather._BodyError):
-        weather._decode_json(body)
+    with contextlib.suppress(body_reader.BodyError):
+        body_reader.decode_json(body)
 
 
 JSON_VALUES = st.recursive(
@@ -98,7 +100,7 @@ JSON_VALUES = st.recursive(
 
 @given(value=JSON_VALUES)
 def test_plain_json_round_trips(value: Any) -> None:
-    assert weather._decode_json(json.dumps(value).encode()) == value
+    assert body_reader.decode_json(json.dumps(value).encode()) == value
 
 
 @pytest.mark.timeout(30)
@@ -111,8 +113,8 @@ def test_plain_json_round_trips(value: Any) -> None:
     ],
 )
 def test_deep_nesting_is_a_body_error(body: bytes) -> None:
-    with pytest.raises(weather._BodyError, match="the JSON nests too deeply"):
-        weather._decode_json(body)
+    with pytest.raises(body_reader.BodyError, match="the JSON nests too deeply"):
+        body_reader.decode_json(body)
 
 
 @pytest.mark.parametrize(
@@ -132,15 +134,15 @@ def test_deep_nesting_is_a_body_error(body: bytes) -> None:
     ],
 )
 def test_not_strict_json_is_a_body_error(body: bytes, message: str) -> None:
-    with pytest.raises(weather._BodyError, match="the body is not JSON") as caught:
-        weather._decode_json(body)
+    with pytest.raises(body_reader.BodyError, match="the body is not JSON") as caught:
+        body_reader.decode_json(body)
     assert message in str(caught.value)
 
 
 def test_largest_numbers_a_double_holds_are_json() -> None:
-    assert weather._decode_json(b"9" * 308) == int("9" * 308)
-    assert weather._decode_json(b"1.7976931348623157e308") == 1.7976931348623157e308
-    assert weather._decode_json(b"\xef\xbb\xbf{}") == {}  # a UTF-8 BOM is tolerated
+    assert body_reader.decode_json(b"9" * 308) == int("9" * 308)
+    assert body_reader.decode_json(b"1.7976931348623157e308") == 1.7976931348623157e308
+    assert body_reader.decode_json(b"\xef\xbb\xbf{}") == {}  # a UTF-8 BOM is tolerated
 
 
 # --- _Inflater -------------------------------------------------------------------------------
@@ -160,13 +162,13 @@ def bomb_head(size: int) -> bytes:
 @pytest.mark.parametrize("encoding", ["gzip", "x-gzip", "GZIP", "identity, gzip"])
 def test_one_read_of_a_bomb_inflates_no_further_than_asked(encoding: str, room: int) -> None:
     # One 64 KiB network read of gzip'd zeros is 64 MiB inflated: never made at once.
-    inflater = weather._Inflater(encoding)
+    inflater = body_reader.Inflater(encoding)
     assert len(inflater.inflate(bomb_head(64 * 1024), room)) == room
 
 
 @pytest.mark.parametrize("encoding", ["", "identity", " Identity "])
 def test_identity_bodies_are_cut_at_the_room_left(encoding: str) -> None:
-    inflater = weather._Inflater(encoding)
+    inflater = body_reader.Inflater(encoding)
     assert inflater.inflate(b"abcdef", 4) == b"abcd"
     inflater.check_complete()
 
@@ -174,21 +176,21 @@ def test_identity_bodies_are_cut_at_the_room_left(encoding: str) -> None:
 @pytest.mark.parametrize("encoding", ["deflate", "gzip"])
 def test_deflate_and_gzip_both_inflate(encoding: str) -> None:
     data = zlib.compress(b"{}") if encoding == "deflate" else gzip.compress(b"{}")
-    inflater = weather._Inflater(encoding)
+    inflater = body_reader.Inflater(encoding)
     assert inflater.inflate(data, 100) == b"{}"
     inflater.check_complete()
 
 
 @pytest.mark.parametrize("encoding", ["br", "zstd", "compress", "gzip, gzip", "gzip, br", "x"])
 def test_other_encodings_are_refused(encoding: str) -> None:
-    with pytest.raises(weather._BodyError, match="unsupported Content-Encoding"):
-        weather._Inflater(encoding)
+    with pytest.raises(body_reader.BodyError, match="unsupported Content-Encoding"):
+        body_reader.Inflater(encoding)
 
 
 def test_an_unfinished_stream_is_incomplete() -> None:
-    inflater = weather._Inflater("gzip")
+    inflater = body_reader.Inflater("gzip")
     inflater.inflate(bomb_head(100), 10)
-    with pytest.raises(weather._BodyError, match="ends early"):
+    with pytest.raises(body_reader.BodyError, match="ends early"):
         inflater.check_complete()
 
 
@@ -308,10 +310,10 @@ async def test_every_reason_reaches_the_model_safe(
 
 async def test_docs_page_quotes_the_body_errors() -> None:
     page = DOCS_PAGE.read_text(encoding="utf-8")
-    with pytest.raises(weather._BodyError) as not_json:
-        weather._decode_json(b"<html><body>Service Unavailable</body></html>")
+    with pytest.raises(body_reader.BodyError) as not_json:
+        body_reader.decode_json(b"<html><body>Service Unavailable</body></html>")
     too_large = httpx.Response(200, stream=httpx.ByteStream(b" " * (MAX_BODY_BYTES + 1)))
-    with pytest.raises(weather._BodyError) as too_much:
-        await weather._read_body(too_large)
+    with pytest.raises(body_reader.BodyError) as too_much:
+        await body_reader.read_body(too_large)
     for caught in (not_json, too_much):
         assert f"{weather._describe_failure(caught.value, 10)}\n" in page

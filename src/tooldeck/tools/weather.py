@@ -5,11 +5,11 @@ forecast endpoint (no API key). Everything around it is plain, private helpers:
 
 1. city normalisation (seed aliases, 臺 spellings, English names) — before any I/O;
 2. ``_fetch_weather`` — the one HTTP call, the seam tests patch (as the seed does); it
-   reads at most ``MAX_BODY_BYTES`` of the body, before and after decompression, and
-   decodes strict JSON (``_read_body``, ``_decode_json``);
+   reads at most 1 MiB of the body, before and after decompression, and decodes strict
+   JSON (`tooldeck.tools._http_body`);
 3. ``_conditions`` — checks the JSON shape and turns it into the seed's answer;
 4. ``_describe_failure`` — maps every expected failure to the seed's error codes; text
-   that came from the server is clipped and shown printable (``_clip``).
+   that came from the server is clipped and shown printable (``clip``).
 
 Configuration is read from the environment at call time, so it never touches the
 tool's schema: ``TOOLDECK_WEATHER_URL`` (the full forecast endpoint) and
@@ -22,14 +22,12 @@ its own event-loop thread while applications call from theirs. Close them with
 """
 
 import asyncio
-import json
 import logging
 import math
 import os
 import reprlib
 import threading
 import weakref
-import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Annotated, Any, Final, TypeGuard
@@ -38,6 +36,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import httpx
 
 from tooldeck import ToolResult, tool
+from tooldeck.tools._http_body import BodyError, clip, decode_json, read_body
 
 __all__ = ["SUPPORTED_CITIES", "aclose_clients", "get_weather"]
 
@@ -48,9 +47,6 @@ DEFAULT_TIMEOUT: Final = 10.0
 URL_ENV: Final = "TOOLDECK_WEATHER_URL"
 TIMEOUT_ENV: Final = "TOOLDECK_WEATHER_TIMEOUT"
 
-# Open-Meteo answers in under 2 KB; a body past this is not a forecast, and reading it
-# whole (or inflating a small gzip bomb) would take the process's memory with it.
-MAX_BODY_BYTES: Final = 1024 * 1024
 # Characters of server-sent text (a ``reason``, a protocol error) in one error message.
 _MAX_DETAIL: Final = 2000
 _CLIPPED: Final = "…（已截斷）"
@@ -130,22 +126,9 @@ def _find_city(text: str) -> _City | None:
     return _LOOKUP.get(_lookup_key(text))
 
 
-def _clip(text: str, limit: int, marker: str = "…") -> str:
-    """``text`` on one printable line, cut to ``limit`` characters plus ``marker``.
-
-    What reaches a model from outside (the city it sent, a server's ``reason``) must not
-    carry control characters or terminal escapes: those are shown escaped (``\\x1b``), as
-    are line breaks and lone surrogates (``\\udc80``).
-    """
-    shown = text[: limit + 1].encode("utf-8", "backslashreplace").decode("utf-8")
-    if not shown.isprintable():
-        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
-    return shown if len(shown) <= limit else shown[:limit] + marker
-
-
 def _unsupported_message(text: str) -> str:
     # A model may send a sentence; echo enough to recognise it.
-    asked = _clip(" ".join(text.split()), 40)
+    asked = clip(" ".join(text.split()), 40)
     today = _FORMER_NAMES.get(_lookup_key(text))
     return (
         "unsupported_city: 目前僅支援台灣主要城市的天氣查詢"
@@ -289,105 +272,16 @@ async def _fetch_weather(latitude: float, longitude: float, *, url: str, timeout
     request = _client().stream("GET", url, params=params, headers=headers, timeout=timeout)
     async with request as response:
         if response.is_success:
-            return _decode_json(await _read_body(response))
+            return decode_json(await read_body(response))
         try:
-            body = await _read_body(response)
-        except _BodyError:  # the status still says what went wrong; only the reason is lost
+            body = await read_body(response)
+        except BodyError:  # the status still says what went wrong; only the reason is lost
             body = b""
     raise httpx.HTTPStatusError(
         f"HTTP {response.status_code}",
         request=response.request,
         response=httpx.Response(response.status_code, content=body, request=response.request),
     )
-
-
-class _BodyError(ValueError):
-    """The response body cannot be used: too large, badly compressed, or not JSON."""
-
-
-class _Inflater:
-    """Decodes a body's Content-Encoding chunk by chunk, never past a given length."""
-
-    def __init__(self, content_encoding: str) -> None:
-        codings = [coding.strip().lower() for coding in content_encoding.split(",")]
-        codings = [coding for coding in codings if coding not in ("", "identity")]
-        if codings and codings not in (["gzip"], ["x-gzip"], ["deflate"]):
-            # br, zstd, stacked encodings: never asked for, so never read.
-            raise _BodyError(f"unsupported Content-Encoding {content_encoding!r}")
-        # 32 + MAX_WBITS reads a zlib or a gzip header, whichever comes.
-        self._zlib = zlib.decompressobj(32 + zlib.MAX_WBITS) if codings else None
-
-    def inflate(self, chunk: bytes, room: int) -> bytes:
-        """At most ``room`` (> 0) bytes of ``chunk``, decoded."""
-        if self._zlib is None:
-            return chunk[:room]
-        try:
-            return self._zlib.decompress(chunk, room)
-        except zlib.error as error:
-            raise _BodyError(f"the compressed body is damaged ({error})") from error
-
-    def check_complete(self) -> None:
-        if self._zlib is not None and not self._zlib.eof:
-            raise _BodyError("the compressed body ends early")
-
-
-async def _read_body(response: httpx.Response) -> bytes:
-    """The body, decoded, reading at most ``MAX_BODY_BYTES`` before and after decoding.
-
-    The raw bytes are read and decompressed here because httpx inflates each network
-    chunk whole: one 64 KiB read of a gzip bomb becomes 64 MiB at once.
-
-    Raises:
-        _BodyError: The body is larger than the limit or badly compressed.
-    """
-    inflater = _Inflater(response.headers.get("Content-Encoding", ""))
-    body = bytearray()
-    received = 0
-    async for chunk in response.aiter_raw():
-        received += len(chunk)
-        body += inflater.inflate(chunk, MAX_BODY_BYTES + 1 - len(body))
-        if received > MAX_BODY_BYTES or len(body) > MAX_BODY_BYTES:
-            raise _BodyError(f"the body is larger than {MAX_BODY_BYTES} bytes")
-    inflater.check_complete()
-    return bytes(body)
-
-
-def _decode_json(body: bytes) -> Any:
-    """Strict JSON in UTF-8: no NaN or Infinity, no number a double cannot hold.
-
-    Raises:
-        _BodyError: The body is not such JSON, or nests too deeply to decode.
-    """
-    try:
-        return json.loads(
-            body.decode("utf-8-sig"),
-            parse_constant=_refuse_constant,
-            parse_int=_json_int,
-            parse_float=_json_float,
-        )
-    except RecursionError:  # 100,000 nested '[' is not a forecast
-        raise _BodyError("the JSON nests too deeply") from None
-    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError and the hooks'
-        raise _BodyError(f"the body is not JSON: {error}") from error
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _json_int(text: str) -> int:
-    # 308 digits still fit a double; past them a number cannot be compared or converted.
-    digits = len(text.lstrip("-"))
-    if digits > 308:
-        raise ValueError(f"a number of {digits} digits is out of range")
-    return int(text)
-
-
-def _json_float(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"{_clip(text, 40)} is out of range")
-    return number
 
 
 class _ShapeError(ValueError):
@@ -451,16 +345,16 @@ def _conditions(body: Any, *, include_details: bool) -> dict[str, Any]:
 def _api_reason(response: httpx.Response) -> str:
     # Open-Meteo explains a 400 as {"error": true, "reason": "..."}.
     try:
-        body = _decode_json(response.content)
+        body = decode_json(response.content)
     except (ValueError, httpx.ResponseNotRead):
         return ""
     reason = body.get("reason") if isinstance(body, dict) else None
-    return f"：{_clip(reason, _MAX_DETAIL, _CLIPPED)}" if isinstance(reason, str) else ""
+    return f"：{clip(reason, _MAX_DETAIL, _CLIPPED)}" if isinstance(reason, str) else ""
 
 
 def _describe_failure(error: Exception, timeout: float) -> str:
     # An exception's text may quote the server (h11 quotes a bad status line): clipped.
-    detail = _clip(str(error) or type(error).__name__, _MAX_DETAIL, _CLIPPED)
+    detail = clip(str(error) or type(error).__name__, _MAX_DETAIL, _CLIPPED)
     if isinstance(error, (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)):
         return f"api_timeout: 天氣服務在 {timeout:g} 秒內沒有回應，請稍後再試"
     if isinstance(error, httpx.HTTPStatusError):
