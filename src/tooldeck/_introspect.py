@@ -140,11 +140,12 @@ def analyse_param(name: str, annotation: Any, default: Any, doc_text: str | None
         # same as above; a default in the signature wins over one in Annotated, as in
         # Pydantic. The last Field that sets one counts.
         default, factory = _field_default(meta)
+    declared = None
     if default is None and not admits_none(base):
         # ``x: int = None`` is an implicit Optional: accept the null it defaults to.
         annotation = Optional[annotation]  # noqa: UP045 - runtime construction
-        base = Optional[base]  # noqa: UP045
-    return Param(name, annotation, base, default, factory, description)
+        declared, base = base, Optional[base]  # noqa: UP045
+    return Param(name, annotation, base, default, factory, description, declared)
 
 
 def _refuse_unbound_method(

@@ -101,7 +101,15 @@ def build_spec(
         positional=positional,
         is_async=is_async_callable(func),
         returns_tool_result=returns_result,
+        manual=_as_given(manual_params, returns),
     )
+
+
+def _as_given(kwargs: Mapping[str, Any] | None, returns: Any) -> Mapping[str, Any] | None:
+    """Agently's manual registration, kept as given for its view."""
+    if kwargs is None:
+        return None
+    return {"kwargs": dict(kwargs), **({} if returns is EMPTY else {"returns": returns})}
 
 
 def _model_validators(

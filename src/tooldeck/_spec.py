@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,9 @@ class Param:
         default: The default value, or ``inspect.Parameter.empty``.
         default_factory: A factory for the default (from ``Field(default_factory=)``).
         description: The resolved description, if any.
+        declared: The type as its author declared it, where it differs from ``base``
+            (``int`` for ``x: int = None``, whose ``base`` is ``Optional[int]``), for
+            Agently's view; ``None`` when it is ``base``.
     """
 
     name: str
@@ -42,6 +45,7 @@ class Param:
     default: Any = EMPTY
     default_factory: Callable[[], Any] | None = None
     description: str | None = None
+    declared: Any = None
 
     @property
     def required(self) -> bool:
@@ -64,6 +68,9 @@ class ToolSpec:
         positional: Names of positional-only parameters, in order.
         is_async: Whether calling the function returns an awaitable.
         returns_tool_result: Whether the function is annotated ``-> ToolResult``.
+        manual: Agently's manual registration as given (``{"kwargs": ...,
+            "returns": ...}``, ``returns`` only when given), which `get_tool_info` shows
+            as is; ``None`` for every other tool.
     """
 
     name: str
@@ -77,6 +84,7 @@ class ToolSpec:
     positional: tuple[str, ...]
     is_async: bool
     returns_tool_result: bool
+    manual: Mapping[str, Any] | None = None
 
 
 def check_name(name: Any, *, func_name: str | None = None) -> str:
