@@ -2,21 +2,31 @@
 
 JSON Schema's own semantics: no coercion; extra arguments are accepted unless the
 schema forbids them. Problems come back as one short line each, for a model to read.
+
+The schema is not trusted (a ``BaseTool`` may hold one from anywhere): a ``$ref`` is
+never retrieved — no network, no files — so every ``$ref`` must resolve inside the
+schema, which is checked when the tool is defined; and ``pattern``s are matched within
+a time budget (`tooldeck._patterns`), so no pattern can freeze the process.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NoReturn
 
+from . import _patterns
 from ._result import MORE_PROBLEMS, clip
 
-__all__ = ["schema_validator"]
+__all__ = ["SchemaError", "schema_validator"]
 
 _COLLECT = 100  # problems collected from jsonschema before it is stopped
+
+
+class SchemaError(ValueError):
+    """A schema that cannot be used: a ``$ref`` that does not resolve inside it, a
+    ``pattern`` that does not compile, or a schema that is not one."""
 
 
 def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
@@ -24,28 +34,35 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
 
     JSON Schema's own semantics: no coercion; extra arguments are accepted unless
     the schema forbids them.
+
+    Raises:
+        SchemaError: the schema cannot be used as it is.
     """
     import jsonschema
+    import referencing
+    from referencing.jsonschema import DRAFT202012
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    types = cls.TYPE_CHECKER
-
-    def is_number(_: Any, value: Any) -> bool:
-        # JSON has no NaN or Infinity: a "number" must be finite, as for signature tools.
-        finite = not isinstance(value, float) or math.isfinite(value)
-        return finite and types.is_type(value, "number")
-
-    finite_cls = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        cls, type_checker=types.redefine("number", is_number)
-    )
-    validator = finite_cls(schema)
+    # Against the metaschema, but without its format checks: they would compile every
+    # pattern with `re`, which knows less than `regex` (no \p{L}); _check compiles them.
+    invalid = jsonschema.exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(schema))
+    if invalid is not None:
+        raise SchemaError(f"not a valid JSON Schema ({clip(invalid.message, 200)})")
+    registry: Any = referencing.Registry(retrieve=_never_retrieve)  # type: ignore[call-arg]
+    resource = DRAFT202012.create_resource(schema)
+    _check(schema, registry.with_resource("", resource).resolver())
+    validator = _safe(cls)(schema, registry=registry)
 
     def problems(arguments: Any) -> list[str]:
         try:
             # Stop early: 200,000 wrong items would otherwise cost seconds of messages.
-            found = list(itertools.islice(validator.iter_errors(arguments), _COLLECT + 1))
+            with _patterns.budget():
+                errors = validator.iter_errors(arguments)
+                found = list(itertools.islice(errors, _COLLECT + 1))
         except RecursionError:
             return ["arguments: nested too deeply"]
+        except _patterns.PatternTimeout as exc:
+            return [f"arguments: cannot be checked against the schema: {exc}"]
         except Exception as exc:  # e.g. an int too long to print in jsonschema's message
             return [f"arguments: cannot be checked against the schema ({type(exc).__name__})"]
         errors = sorted(found[:_COLLECT], key=_path_key)
@@ -53,6 +70,113 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
         return [*lines, MORE_PROBLEMS] if len(found) > _COLLECT else lines
 
     return problems
+
+
+def _never_retrieve(uri: str) -> NoReturn:
+    raise LookupError(f"tooldeck never retrieves a $ref ({uri!r})")
+
+
+def _check(node: Any, resolver: Any) -> None:
+    """Every ``$ref`` resolves inside the schema; every ``pattern`` compiles."""
+    if isinstance(node, list):
+        for item in node:
+            _check(item, resolver)
+    elif isinstance(node, dict):
+        resolver = _check_node(node, resolver)
+        for key, value in node.items():
+            if key not in _DATA:
+                _check(value, resolver)
+
+
+# Keywords whose values are data (a "$ref" there is no reference).
+_DATA = frozenset({"const", "enum", "default", "examples", "example"})
+
+
+def _check_node(node: Mapping[str, Any], resolver: Any) -> Any:
+    from referencing.jsonschema import DRAFT202012
+
+    if isinstance(node.get("$id"), str):  # a resource of its own: refs resolve against it
+        resolver = resolver.in_subresource(DRAFT202012.create_resource(node))
+    for ref in (node.get("$ref"), node.get("$dynamicRef")):
+        if not isinstance(ref, str):
+            continue
+        try:
+            resolver.lookup(ref)
+        except Exception as exc:
+            raise SchemaError(
+                f"$ref {clip(ref)} does not resolve inside the schema "
+                "(tooldeck never retrieves one: no network, no files)"
+            ) from exc
+    for pattern in _patterns_in(node):
+        try:
+            _patterns.compiled(pattern)
+        except Exception as exc:
+            raise SchemaError(f"the pattern {clip(pattern)} does not compile ({exc})") from exc
+    return resolver
+
+
+def _patterns_in(node: Mapping[str, Any]) -> Iterator[str]:
+    if isinstance(node.get("pattern"), str):
+        yield node["pattern"]
+    pattern_properties = node.get("patternProperties")
+    if isinstance(pattern_properties, Mapping):
+        yield from (p for p in pattern_properties if isinstance(p, str))
+
+
+def _safe(cls: Any) -> Any:
+    """``cls`` with finite numbers and every regular expression on the time budget."""
+    import jsonschema
+
+    types = cls.TYPE_CHECKER
+
+    def is_number(_: Any, value: Any) -> bool:
+        # JSON has no NaN or Infinity: a "number" must be finite, as for signature tools.
+        finite = not isinstance(value, float) or math.isfinite(value)
+        return finite and types.is_type(value, "number")
+
+    return jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        cls,
+        validators={
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+        },
+        type_checker=types.redefine("number", is_number),
+    )
+
+
+# jsonschema's own `pattern`, `patternProperties` and `additionalProperties`, with every
+# regular expression matched by tooldeck._patterns instead of `re`.
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "string") and not _patterns.search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _patterns.search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Any:
+    from jsonschema import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    unexpected = _unexpected(instance, schema)
+    if validator.is_type(extra, "object"):
+        for key in unexpected:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif extra is False and unexpected:
+        names = ", ".join(repr(key) for key in sorted(unexpected, key=str))
+        yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
 
 
 def _path_key(error: Any) -> list[tuple[bool, Any]]:
@@ -85,5 +209,5 @@ def _unexpected(instance: dict[Any, Any], schema: Mapping[str, Any]) -> list[Any
     return [
         key
         for key in instance
-        if key not in known and not any(re.search(p, str(key)) for p in patterns)
+        if key not in known and not any(_patterns.search(p, str(key)) for p in patterns)
     ]

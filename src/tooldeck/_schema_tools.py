@@ -14,7 +14,7 @@ from pydantic_core import from_json
 
 from ._jsonschema import copy_json
 from ._result import CallFailure, ToolResult, clip, echo, problem_lines
-from ._schema_check import schema_validator
+from ._schema_check import SchemaError, schema_validator
 from ._spec import EMPTY, Param, ToolSpec, check_name
 from ._tool import BaseTool, Tool
 from .errors import ToolDefinitionError
@@ -51,7 +51,10 @@ def schema_tool(
     """
     check_name(name)
     schema = copy_json(parameters)
-    problems = schema_validator(schema)
+    try:
+        problems = schema_validator(schema)
+    except SchemaError as exc:
+        raise ToolDefinitionError(str(exc), tool=name) from exc
 
     header = f"Invalid arguments for tool '{clip(name)}':"
 

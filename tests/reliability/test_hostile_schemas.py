@@ -1,0 +1,230 @@
+"""A JSON Schema from anywhere cannot reach out, read files or freeze the process
+(issue 12, items 3 and 4).
+
+`BaseTool`s (and any other tool defined by a JSON Schema) are validated with
+``jsonschema``: a ``$ref`` is never retrieved — an unresolvable one is a definition
+error — and ``pattern``s are matched within a time budget. What could hang runs in a
+subprocess with a hard timeout.
+"""
+
+from __future__ import annotations
+
+import http.server
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tooldeck import BaseTool, ToolDefinitionError, ToolRegistry, ToolResult
+
+
+class SchemaTool(BaseTool):
+    def __init__(self, parameters: dict[str, Any]) -> None:
+        self._parameters = parameters
+
+    name = "t"
+    description = "A tool defined by a JSON Schema."
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._parameters
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        return ToolResult.ok(kwargs)
+
+
+@pytest.fixture
+def counting_server() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 that records every request it gets."""
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None: ...
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+
+
+def test_a_remote_ref_is_never_fetched(counting_server: tuple[str, list[str]]) -> None:
+    url, seen = counting_server
+    schema = {"type": "object", "properties": {"q": {"$ref": f"{url}/schema.json"}}}
+    with pytest.raises(ToolDefinitionError) as caught:
+        ToolRegistry().register(SchemaTool(schema))
+    assert "does not resolve inside the schema" in str(caught.value)
+    assert "never retrieves" in str(caught.value)
+    assert seen == []  # not at definition, and there is no call to make one
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "file:///dev/zero",
+        "file:///etc/passwd",
+        "other.json",
+        "#/$defs/Missing",
+        "#/properties/nope",
+        "urn:example:thing",
+    ],
+)
+def test_an_unresolvable_ref_is_a_definition_error(ref: str) -> None:
+    schema = {"type": "object", "properties": {"q": {"$ref": ref}}, "$defs": {"A": {}}}
+    with pytest.raises(ToolDefinitionError, match="does not resolve inside the schema"):
+        ToolRegistry().register(SchemaTool(schema))
+
+
+def test_reading_dev_zero_cannot_happen_even_in_a_bounded_child() -> None:
+    """If a file $ref were read, /dev/zero would eat memory until the process died."""
+    code = textwrap.dedent(
+        """
+        import resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        from tooldeck import BaseTool, ToolDefinitionError, ToolRegistry, ToolResult
+        class T(BaseTool):
+            name = "t"; description = "d"
+            parameters = {"type": "object", "properties": {"q": {"$ref": "file:///dev/zero"}}}
+            async def execute(self, **kw):
+                return ToolResult.ok(kw)
+        try:
+            ToolRegistry().register(T())
+        except ToolDefinitionError as e:
+            print("refused")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == "refused", done.stderr[-2000:]
+
+
+def test_local_refs_still_work_including_under_a_nested_id() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "point": {"$ref": "#/$defs/Point"},
+            "tag": {"$id": "https://example.org/tag", "$ref": "#/$defs/Tag", "$defs": {
+                "Tag": {"type": "string", "maxLength": 3}
+            }},
+        },
+        "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+        "default": {"$ref": "http://127.0.0.1:9/not-a-ref-it-is-data"},
+    }  # fmt: skip
+    registry = ToolRegistry()
+    registry.register(SchemaTool(schema))
+    assert registry.execute_sync("t", {"point": {"x": 1}, "tag": "abc"}).success
+    refused = registry.execute_sync("t", {"point": {"x": "1"}, "tag": "abcd"})
+    assert not refused.success
+    assert "point.x" in refused.error and "tag" in refused.error
+
+
+def test_a_pattern_that_does_not_compile_is_a_definition_error() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": "(unclosed"}}}
+    with pytest.raises(ToolDefinitionError, match="does not compile"):  # checked with `regex`
+        ToolRegistry().register(SchemaTool(schema))
+
+
+CATASTROPHIC = "^(a|aa)+$"  # exponential for a backtracking engine on 'aaa...ab'
+
+
+def run_hostile(schema_literal: str, arguments_literal: str) -> list[str]:
+    """Call a BaseTool with a hostile pattern in a child; a ticker thread must keep going."""
+    code = textwrap.dedent(
+        f"""
+        import threading, time
+        from tooldeck import BaseTool, ToolRegistry, ToolResult
+        class T(BaseTool):
+            name = "t"; description = "d"
+            parameters = {schema_literal}
+            async def execute(self, **kw):
+                return ToolResult.ok("ran")
+        registry = ToolRegistry()
+        registry.register(T())
+        ticks = 0
+        def tick():
+            global ticks
+            while True:
+                ticks += 1
+                time.sleep(0.001)
+        threading.Thread(target=tick, daemon=True).start()
+        time.sleep(0.05)
+        before = ticks
+        result = registry.execute_sync("t", {arguments_literal})
+        print(result.success)
+        print(repr(result.error))
+        print(ticks > before)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()
+
+
+def test_a_catastrophic_pattern_fails_the_call_promptly() -> None:
+    q = f'{{"type": "string", "pattern": "{CATASTROPHIC}"}}'
+    schema = f'{{"type": "object", "properties": {{"q": {q}}}}}'
+    success, error, others_ran = run_hostile(schema, '{"q": "a" * 60 + "b"}')
+    assert success == "False"
+    assert error == repr(
+        "Invalid arguments for tool 't':\n"
+        f"arguments: cannot be checked against the schema: the pattern '{CATASTROPHIC}' "
+        "could not be checked within 0.25 s"
+    )
+    assert others_ran == "True"  # the GIL was not held while matching
+
+
+@pytest.mark.parametrize("keyword", ["patternProperties", "additionalProperties"])
+def test_catastrophic_property_patterns_are_bounded_too(keyword: str) -> None:
+    closed = ', "additionalProperties": False' if keyword == "additionalProperties" else ""
+    schema = (
+        f'{{"type": "object", "patternProperties": {{"{CATASTROPHIC}": {{"type": "integer"}}}}'
+        f"{closed}}}"
+    )
+    success, error, _ = run_hostile(schema, '{"a" * 60 + "b": 1}')
+    assert success == "False"
+    assert "could not be checked within 0.25 s" in error
+
+
+def test_patterns_still_match_as_json_schema_says() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+        "patternProperties": {"^x-": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    registry = ToolRegistry()
+    registry.register(SchemaTool(schema))
+    assert registry.execute_sync("t", {"code": "ABC", "x-count": 2}).success
+    refused = registry.execute_sync("t", {"code": "abc", "x-count": "2", "other": 1})
+    assert not refused.success
+    lines = refused.error.splitlines()[1:]
+    assert lines == [
+        "other: unexpected argument",
+        "code: 'abc' does not match '^[A-Z]{3}$'",
+        "x-count: '2' is not of type 'integer'",
+    ]
+
+
+def test_patterns_json_schema_writes_that_re_does_not_know_work() -> None:
+    schema = {"type": "object", "properties": {"w": {"type": "string", "pattern": r"^\p{L}+$"}}}
+    registry = ToolRegistry()
+    registry.register(SchemaTool(schema))
+    assert registry.execute_sync("t", {"w": "台北Taipei"}).success
+    assert not registry.execute_sync("t", {"w": "no spaces"}).success
