@@ -22,6 +22,7 @@ from ._result import ToolResult, clip
 from ._schema import EMPTY, build_spec
 from ._shifting import asyncify, syncify
 from ._tool import Arguments, BaseTool, Tool, normalise_tags
+from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
 from .errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
 
 if TYPE_CHECKING:
@@ -438,6 +439,30 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         if found is None:
             return f"Error: Tool '{clip(name)}' not found"
         return str(found.run_sync(arguments, **kwargs))
+
+    def run_tool_calls(
+        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Run the tool calls of a model's reply; the messages to append, in its format.
+
+        ``reply``: an OpenAI Chat Completions or Responses reply, an Anthropic message or
+        a Gemini response, at any level (the whole reply, a message, its calls), as the
+        SDK's objects or as dicts from the wire. The format is recognised from the shape
+        (``format`` forces ``"openai"``, ``"openai-responses"``, ``"anthropic"`` or
+        ``"gemini"``). The calls run concurrently (at most ``max_concurrency`` at once),
+        each through `execute`: a failure is that call's error message, never an
+        exception. A reply without calls gives ``[]``.
+
+        Raises:
+            TypeError: ``reply`` is none of those shapes.
+        """
+        return answer_tool_calls(reply, self.execute, self.execute_sync, max_concurrency, format)
+
+    async def async_run_tool_calls(
+        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
+        return await async_answer_tool_calls(reply, self.execute, max_concurrency, format)
 
     # -- exporting ----------------------------------------------------------------------
 
