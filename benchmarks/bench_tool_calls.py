@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -171,89 +172,88 @@ class Row:
 # -- the cases ---------------------------------------------------------------------------
 
 
+def execute_each(tool: str, arguments: Any, n: int) -> None:
+    """The calls of a reply made directly, one after another."""
+    for _ in range(n):
+        registry.execute_sync(tool, arguments)
+
+
+async def aexecute_each(tool: str, arguments: Any, n: int) -> None:
+    for _ in range(n):
+        await registry.execute(tool, arguments)
+
+
 def overhead(timer: Paired) -> list[tuple[str, Row, bool]]:
     """(label, timings, whether the 3x target applies) for each case."""
     rows = []
-    for tool in ("add", "aadd"):
+    for tool, kind in (("add", "sync tool"), ("aadd", "async tool")):
         for fmt, make in REPLIES.items():
-            one = make(tool, 1)
             args = DIRECT_ARGS.get(fmt, {"a": 1, "b": 2})
-            row = timer.compare(
-                lambda args=args: registry.execute_sync(tool, args),  # type: ignore[misc]
-                lambda one=one: registry.run_tool_calls(one),  # type: ignore[misc]
+            one = make(tool, 1)
+            sync = timer.compare(
+                partial(registry.execute_sync, tool, args),
+                partial(registry.run_tool_calls, one),
                 is_async=False,
             )
-            rows.append((f"sync, 1 call, {_kind(tool)}, {fmt}", row, True))
-        one, ten = openai_reply(tool, 1), openai_reply(tool, 10)
-        rows.append(
-            (
-                f"async, 1 call, {_kind(tool)}, openai",
-                timer.compare(
-                    lambda: registry.execute(tool, ARGS),
-                    lambda: registry.async_run_tool_calls(one),
-                    is_async=True,
-                ),
-                True,
+            rows.append((f"sync, 1 call, {kind}, {fmt}", sync, True))
+            async_ = timer.compare(
+                partial(registry.execute, tool, args),
+                partial(registry.async_run_tool_calls, one),
+                is_async=True,
             )
+            rows.append((f"async, 1 call, {kind}, {fmt}", async_, True))
+        ten = openai_reply(tool, 10)
+        sync = timer.compare(
+            partial(execute_each, tool, ARGS, 10),
+            partial(registry.run_tool_calls, ten),
+            is_async=False,
         )
-        rows.append(
-            (
-                f"sync, 10 calls, {_kind(tool)}, openai",
-                timer.compare(
-                    lambda: [registry.execute_sync(tool, ARGS) for _ in range(10)],
-                    lambda: registry.run_tool_calls(ten),
-                    is_async=False,
-                ),
-                False,
-            )
+        rows.append((f"sync, 10 calls, {kind}, openai", sync, False))
+        async_ = timer.compare(
+            partial(aexecute_each, tool, ARGS, 10),
+            partial(registry.async_run_tool_calls, ten),
+            is_async=True,
         )
-
-        async def direct_ten(tool: str = tool) -> None:
-            for _ in range(10):
-                await registry.execute(tool, ARGS)
-
-        rows.append(
-            (
-                f"async, 10 calls, {_kind(tool)}, openai",
-                timer.compare(
-                    direct_ten, lambda: registry.async_run_tool_calls(ten), is_async=True
-                ),
-                False,
-            )
-        )
+        rows.append((f"async, 10 calls, {kind}, openai", async_, False))
     return rows
 
 
-def _kind(tool: str) -> str:
-    return "async tool" if tool == "aadd" else "sync tool"
-
-
 def concurrency(seconds: float) -> list[tuple[str, float]]:
-    """Wall time of 10 calls of a tool that takes ``seconds``."""
+    """Wall time of 10 calls of a tool that takes ``seconds``, run four ways."""
     slow = ToolRegistry()
 
     @slow.tool
     async def nap() -> str:
+        """Sleeps without blocking the loop."""
         await asyncio.sleep(seconds)
         return "rested"
 
     @slow.tool
     def doze() -> str:
+        """Blocks its thread."""
         time.sleep(seconds)
         return "rested"
 
+    def one_after_another(tool: str) -> None:
+        for _ in range(10):
+            slow.execute_sync(tool)
+
+    def in_a_new_loop(reply: Any) -> None:
+        asyncio.run(slow.async_run_tool_calls(reply))
+
     rows = []
-    for tool in ("nap", "doze"):
+    for tool, kind in (("nap", "async tool"), ("doze", "sync tool")):
         ten = openai_reply(tool, 10, "{}")
-        kind = "async tool" if tool == "nap" else "sync tool"
-        rows.append((f"{kind}: 10 x execute_sync, one after another", _wall(
-            lambda tool=tool: [slow.execute_sync(tool) for _ in range(10)])))  # type: ignore[misc]
-        rows.append((f"{kind}: run_tool_calls", _wall(lambda ten=ten: slow.run_tool_calls(ten))))  # type: ignore[misc]
-        rows.append((f"{kind}: async_run_tool_calls", _wall(
-            lambda ten=ten: asyncio.run(slow.async_run_tool_calls(ten)))))  # type: ignore[misc]
-        rows.append((f"{kind}: run_tool_calls, max_concurrency=2", _wall(
-            lambda ten=ten: slow.run_tool_calls(ten, max_concurrency=2))))  # type: ignore[misc]
-    return rows  # fmt: skip
+        ways: dict[str, Callable[[], Any]] = {
+            "10 x execute_sync, one after another": partial(one_after_another, tool),
+            "run_tool_calls": partial(slow.run_tool_calls, ten),
+            "async_run_tool_calls": partial(in_a_new_loop, ten),
+            "run_tool_calls, max_concurrency=2": partial(
+                slow.run_tool_calls, ten, max_concurrency=2
+            ),
+        }
+        rows += [(f"{kind}: {way}", _wall(run)) for way, run in ways.items()]
+    return rows
 
 
 def _wall(fn: Callable[[], Any], repeat: int = 3) -> float:

@@ -50,6 +50,9 @@ class ToolCall(NamedTuple):
     arguments: Any
 
 
+_new_tuple = tuple.__new__
+
+
 # -- reading a reply's fields, from dicts and SDK objects alike ------------------------
 
 
@@ -235,8 +238,12 @@ _SHAPES = {
 
 def _call(format: str, call_id: Any, name: Any, arguments: Any) -> ToolCall:
     """A `ToolCall`, once its id and name are known to be strings (Gemini's id optional)."""
-    if not (type(name) is str or isinstance(name, str)) or not (
-        type(call_id) is str or isinstance(call_id, str) or (call_id is None and format == "gemini")
+    if type(name) is str and (type(call_id) is str or (call_id is None and format == "gemini")):
+        # What the SDKs and JSON decoders give. ``tuple.__new__`` is what the named
+        # tuple's generated ``__new__`` calls, without its Python frame.
+        return _new_tuple(ToolCall, (call_id, name, arguments))
+    if not isinstance(name, str) or not (
+        isinstance(call_id, str) or (call_id is None and format == "gemini")
     ):
         bad, what = (call_id, "id") if isinstance(name, str) else (name, "name")
         raise TypeError(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
@@ -359,26 +366,31 @@ def read_gemini(reply: Any) -> list[ToolCall]:
 
 def _gemini_parts(reply: Any) -> Any:
     fields = _fields(reply)
-    if "candidates" in fields or _is_gemini_response(fields):
-        candidates = fields.get("candidates") or []
+    candidates = fields.get("candidates", _MISSING)
+    if candidates is not _MISSING or _is_gemini_response(fields):  # a response
+        if candidates is _MISSING or not candidates:
+            return []  # a prompt blocked by Gemini's safety filters
         if not isinstance(candidates, _LIST):
             raise _not_a_reply(reply, "gemini")
-        if not candidates:
-            return []
-        fields = _fields(candidates[0])  # the first candidate, as the SDK's shortcuts read
-    content = fields.get("content", _MISSING)
-    if content is not _MISSING:  # a candidate
-        if content is None and _is_gemini_candidate(fields):
-            return []  # blocked, or cut at the token limit before any part
-        if content is None or isinstance(content, (str, list, tuple)):
-            raise _not_a_reply(reply, "gemini")
-        fields = _fields(content)
+        # The first candidate, as the SDK's own shortcuts (``response.text``) read.
+        return _candidate_parts(reply, _fields(candidates[0]), True)
+    if "content" in fields or _is_gemini_candidate(fields):
+        return _candidate_parts(reply, fields, False)
     parts = fields.get("parts", _MISSING)
-    if parts is not _MISSING:
+    if parts is not _MISSING:  # a Content
         return parts or []
     if _gemini_call_of(fields) is not None or _is_gemini_function_call(reply, fields):
         return [reply]
     raise _not_a_reply(reply, "gemini")
+
+
+def _candidate_parts(reply: Any, candidate: _Fields, in_response: bool) -> Any:
+    content = candidate.get("content")
+    if content is None and (in_response or _is_gemini_candidate(candidate)):
+        return []  # blocked, or cut at the token limit before any part
+    if content is None or isinstance(content, (str, list, tuple)):
+        raise _not_a_reply(reply, "gemini")
+    return _fields(content).get("parts") or []
 
 
 READERS: dict[str, Callable[[Any], list[ToolCall]]] = {
@@ -466,6 +478,9 @@ def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> An
     return [{"role": "user", "parts": parts}]
 
 
+_HUGE = 10**1000  # beyond, an int goes the long way (past 4300 digits, str() refuses it)
+
+
 def to_json_value(value: Any) -> Any:
     """``value`` as plain JSON data (a Gemini response is a JSON object, not text).
 
@@ -473,7 +488,7 @@ def to_json_value(value: Any) -> Any:
     serialise) becomes its text (`to_text`), so the request that carries it can be sent.
     """
     kind = type(value)
-    if value is None or kind is str or kind is bool or (kind is int and value.bit_length() < 4096):
+    if value is None or kind is str or kind is bool or (kind is int and -_HUGE < value < _HUGE):
         return value  # JSON as is (an int too long for Python to print is not)
     try:
         data = to_jsonable_python(value)

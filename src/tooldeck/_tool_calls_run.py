@@ -44,8 +44,8 @@ async def run_calls(
     cancels the calls in flight; a call's ``KeyboardInterrupt`` or ``SystemExit``
     cancels the others and propagates.
     """
-    if len(calls) == 1:
-        return [await execute(calls[0].name, calls[0].arguments)]
+    if len(calls) <= 1:
+        return [await execute(call.name, call.arguments) for call in calls]
     gate = None
     if max_concurrency is not None and max_concurrency < len(calls):
         gate = asyncio.Semaphore(max_concurrency)
