@@ -499,3 +499,59 @@ def test_the_default_registry_answers_on_the_class(monkeypatch: pytest.MonkeyPat
 
     reply = anthropic_message([Call("s", "shout", {"text": "hi"})])
     assert answered("anthropic", ToolRegistry.run_tool_calls(reply)) == [("s", "HI", False)]
+
+
+# -- objects of any kind, and no SDK imported -------------------------------------------------
+
+
+def test_replies_of_plain_objects_are_read_by_attribute(tools: ToolRegistry) -> None:
+    from dataclasses import dataclass
+    from types import SimpleNamespace
+
+    @dataclass(frozen=True, slots=True)  # no __dict__: read attribute by attribute
+    class Block:
+        type: str
+        id: str
+        name: str
+        input: dict[str, Any]
+
+    message = SimpleNamespace(
+        role="assistant",
+        content=[
+            SimpleNamespace(type="text", text="…"),
+            Block("tool_use", "t1", "divide", {"a": 9, "b": 3}),
+        ],
+    )
+    assert answered("anthropic", tools.run_tool_calls(message)) == [("t1", "3.0", False)]
+    function = SimpleNamespace(name="divide", arguments='{"a": 1, "b": 2}')
+    call = SimpleNamespace(id="c1", type="function", function=function)
+    chat_message = SimpleNamespace(role="assistant", content=None, tool_calls=[call])
+    completion = SimpleNamespace(choices=[SimpleNamespace(message=chat_message)])
+    assert tools.run_tool_calls(completion) == [
+        {"role": "tool", "tool_call_id": "c1", "content": "0.5"}
+    ]
+
+
+def test_no_provider_sdk_is_imported_to_run_tool_calls() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tooldeck import ToolRegistry\n"
+        "r = ToolRegistry()\n"
+        "r.register(lambda a: a, name='same')\n"
+        "wire = {'candidates': [{'content': {'parts': [{'functionCall': {'name': 'same', "
+        "'args': {'a': 1}}}]}}]}\n"
+        "assert r.run_tool_calls(wire)[0]['parts'][0]['function_response']['response'] == "
+        "{'output': 1}\n"
+        "assert r.run_tool_calls({'role': 'assistant', 'content': [{'type': 'tool_use', "
+        "'id': 't', 'name': 'same', 'input': {'a': 2}}]})[0]['content'][0]['content'] == '2'\n"
+        "print(','.join(m for m in ('openai', 'anthropic', 'google.genai', 'google') "
+        "if m in sys.modules))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == ""
