@@ -1,39 +1,23 @@
-"""The agent loop's step: read a model's tool calls, run them, answer in its format.
+"""Reading a model's tool calls: what each provider's reply asks for.
 
-Reading and writing are small pure functions per provider — the mirror image of
-`tooldeck.exporters`, which writes the tool definitions those calls name:
-
-* readers take a reply at any level (a whole reply, a message, its list of calls;
-  an SDK's pydantic objects or plain dicts from the wire, Gemini's REST camelCase
-  too) and give `ToolCall` records, in the reply's order;
-* `detect_format` recognises the provider from the shape;
-* writers turn the calls and their `ToolResult`s into the messages to append.
-
-`tooldeck._tool_calls_run` runs the calls; nothing here knows the registry, and no
-provider SDK is imported.
+The mirror image of `tooldeck.exporters`, which writes the tool definitions these calls
+name. Small pure functions per provider take a reply at any level (a whole reply, a
+message, its list of calls; an SDK's pydantic objects or plain dicts from the wire,
+Gemini's REST camelCase too) and give `ToolCall` records, in the reply's order;
+`detect_format` recognises the provider from the shape. `tooldeck._tool_calls_run`
+answers the calls. Nothing here knows the registry, and no provider SDK is imported.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from pydantic_core import to_jsonable_python
+from ._result import clip
 
-from ._result import ToolResult, clip, to_text
-
-__all__ = [
-    "FORMATS",
-    "ToolCall",
-    "detect_format",
-    "read_tool_calls",
-    "write_results",
-]
+__all__ = ["FORMATS", "READERS", "ToolCall", "detect_format", "read_tool_calls"]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
-
-Answer = list[dict[str, Any]]
 
 
 class ToolCall(NamedTuple):
@@ -415,97 +399,3 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
     elif format not in READERS:
         raise ValueError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
     return format, READERS[format](reply)
-
-
-# -- the writers, one per provider ---------------------------------------------------------
-
-
-# The writers take one result per call (``zip(..., strict=False)``: the runner made them
-# so, and the check costs a tenth of a call).
-
-
-def write_openai(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call."""
-    return [
-        {"role": "tool", "tool_call_id": call.id, "content": str(result)}
-        for call, result in zip(calls, results, strict=False)
-    ]
-
-
-def write_openai_responses(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call."""
-    return [
-        {"type": "function_call_output", "call_id": call.id, "output": str(result)}
-        for call, result in zip(calls, results, strict=False)
-    ]
-
-
-def write_anthropic(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One user message holding every ``tool_result``: Anthropic wants all of a turn's
-    results in the next user message (results split over messages teach the model to
-    stop calling tools in parallel)."""
-    if not calls:
-        return []
-    blocks = [
-        {
-            "type": "tool_result",
-            "tool_use_id": call.id,
-            "content": str(result),
-            "is_error": not result.success,
-        }
-        for call, result in zip(calls, results, strict=False)
-    ]
-    return [{"role": "user", "content": blocks}]
-
-
-def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One user ``Content`` holding a ``function_response`` part per call: the value as
-    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys)."""
-    if not calls:
-        return []
-    parts = []
-    for call, result in zip(calls, results, strict=False):
-        if result.success:
-            data = result.data
-            response = {"output": data if type(data) is str else to_json_value(data)}
-        else:
-            response = {"error": result.error}
-        if call.id is None:
-            answer = {"name": call.name, "response": response}
-        else:
-            answer = {"id": call.id, "name": call.name, "response": response}
-        parts.append({"function_response": answer})
-    return [{"role": "user", "parts": parts}]
-
-
-_HUGE = 10**1000  # beyond, an int goes the long way (past 4300 digits, str() refuses it)
-
-
-def to_json_value(value: Any) -> Any:
-    """``value`` as plain JSON data (a Gemini response is a JSON object, not text).
-
-    What has no strict JSON form (a circular list, ``NaN``, an object pydantic cannot
-    serialise) becomes its text (`to_text`), so the request that carries it can be sent.
-    """
-    kind = type(value)
-    if value is None or kind is str or kind is bool or (kind is int and -_HUGE < value < _HUGE):
-        return value  # JSON as is (an int too long for Python to print is not)
-    try:
-        data = to_jsonable_python(value)
-        json.dumps(data, allow_nan=False)  # the check the SDKs' request encoders make
-    except Exception:  # not JSON data: what str(ToolResult) shows instead
-        return to_text(value)
-    return data
-
-
-WRITERS: dict[str, Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]] = {
-    "openai": write_openai,
-    "openai-responses": write_openai_responses,
-    "anthropic": write_anthropic,
-    "gemini": write_gemini,
-}
-
-
-def write_results(format: str, calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """What to append to the conversation after ``calls`` were answered by ``results``."""
-    return WRITERS[format](calls, results)

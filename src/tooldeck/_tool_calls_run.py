@@ -1,25 +1,129 @@
-"""Running a reply's tool calls concurrently, and the agent loop's step end to end.
+"""Answering a model's tool calls: run them concurrently, write the results back.
 
-The runner takes any ``execute(name, arguments) -> Awaitable[ToolResult]`` (the
-registry's), so it never needs the registry: `answer_tool_calls` and
-`async_answer_tool_calls` read a reply (`tooldeck._tool_calls`), run its calls, and
-write the answer in the reply's own format.
+`run_calls` runs the calls of one reply through any ``execute(name, arguments) ->
+Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
+writers, small pure functions per provider, turn the calls and their results into the
+messages to append. `answer_tool_calls` and `async_answer_tool_calls` are the agent
+loop's step end to end: read (`tooldeck._tool_calls`), run, write.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ._result import ToolResult
-from ._shifting import run_coroutine
-from ._tool_calls import WRITERS, Answer, ToolCall, read_tool_calls
+from pydantic_core import to_jsonable_python
 
-__all__ = ["answer_tool_calls", "async_answer_tool_calls", "check_max_concurrency", "run_calls"]
+from ._result import ToolResult, to_text
+from ._shifting import run_coroutine
+from ._tool_calls import ToolCall, read_tool_calls
+
+__all__ = [
+    "WRITERS",
+    "answer_tool_calls",
+    "async_answer_tool_calls",
+    "check_max_concurrency",
+    "run_calls",
+    "to_json_value",
+]
 
 Execute = Callable[[str, Any], Awaitable[ToolResult]]
 ExecuteSync = Callable[[str, Any], ToolResult]
+Answer = list[dict[str, Any]]
+
+
+# -- writing the answer, one small pure function per provider --------------------------
+
+
+# The writers take one result per call (``zip(..., strict=False)``: the runner made them
+# so, and the check costs a tenth of a call).
+
+
+def write_openai(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call."""
+    return [
+        {"role": "tool", "tool_call_id": call.id, "content": str(result)}
+        for call, result in zip(calls, results, strict=False)
+    ]
+
+
+def write_openai_responses(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call."""
+    return [
+        {"type": "function_call_output", "call_id": call.id, "output": str(result)}
+        for call, result in zip(calls, results, strict=False)
+    ]
+
+
+def write_anthropic(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One user message holding every ``tool_result``: Anthropic wants all of a turn's
+    results in the next user message (results split over messages teach the model to
+    stop calling tools in parallel)."""
+    if not calls:
+        return []
+    blocks = [
+        {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": str(result),
+            "is_error": not result.success,
+        }
+        for call, result in zip(calls, results, strict=False)
+    ]
+    return [{"role": "user", "content": blocks}]
+
+
+def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One user ``Content`` holding a ``function_response`` part per call: the value as
+    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys)."""
+    if not calls:
+        return []
+    parts = []
+    for call, result in zip(calls, results, strict=False):
+        if result.success:
+            data = result.data
+            response = {"output": data if type(data) is str else to_json_value(data)}
+        else:
+            response = {"error": result.error}
+        if call.id is None:
+            answer = {"name": call.name, "response": response}
+        else:
+            answer = {"id": call.id, "name": call.name, "response": response}
+        parts.append({"function_response": answer})
+    return [{"role": "user", "parts": parts}]
+
+
+_HUGE = 10**1000  # beyond, an int goes the long way (past 4300 digits, str() refuses it)
+
+
+def to_json_value(value: Any) -> Any:
+    """``value`` as plain JSON data (a Gemini response is a JSON object, not text).
+
+    What has no strict JSON form (a circular list, ``NaN``, an object pydantic cannot
+    serialise) becomes its text (`to_text`), so the request that carries it can be sent.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is bool or (kind is int and -_HUGE < value < _HUGE):
+        return value  # JSON as is (an int too long for Python to print is not)
+    try:
+        data = to_jsonable_python(value)
+        json.dumps(data, allow_nan=False)  # the check the SDKs' request encoders make
+    except Exception:  # not JSON data: what str(ToolResult) shows instead
+        return to_text(value)
+    return data
+
+
+WRITERS: dict[str, Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]] = {
+    "openai": write_openai,
+    "openai-responses": write_openai_responses,
+    "anthropic": write_anthropic,
+    "gemini": write_gemini,
+}
+
+
+# -- running the calls ------------------------------------------------------------------
 
 
 class _Interrupted(Exception):

@@ -34,7 +34,8 @@ from tool_call_replies import (
     sdk_reply,
 )
 from tooldeck import ToolRegistry, _registry
-from tooldeck._tool_calls import ToolCall, detect_format, read_tool_calls, to_json_value
+from tooldeck._tool_calls import ToolCall, detect_format, read_tool_calls
+from tooldeck._tool_calls_run import to_json_value
 
 pytestmark = pytest.mark.timeout(30)
 
