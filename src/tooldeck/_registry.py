@@ -454,7 +454,8 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         exception. A reply without calls gives ``[]``.
 
         Raises:
-            TypeError: ``reply`` is none of those shapes.
+            TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
+            ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
         """
         return answer_tool_calls(reply, self.execute, self.execute_sync, max_concurrency, format)
 
