@@ -20,6 +20,7 @@ from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
 from ._tool import Arguments, BaseTool, Tool, normalise_tags
+from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
 from .errors import ToolDefinitionError
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
@@ -277,6 +278,31 @@ class BaseRegistry:
         if found is None:
             return f"Error: Tool '{clip(name)}' not found"
         return str(found.run_sync(arguments, **kwargs))
+
+    def run_tool_calls(
+        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Run the tool calls of a model's reply; the messages to append, in its format.
+
+        ``reply``: an OpenAI Chat Completions or Responses reply, an Anthropic message or
+        a Gemini response, at any level (the whole reply, a message, its calls), as the
+        SDK's objects or as dicts from the wire. The format is recognised from the shape
+        (``format`` forces ``"openai"``, ``"openai-responses"``, ``"anthropic"`` or
+        ``"gemini"``). The calls run concurrently (at most ``max_concurrency`` at once),
+        each through `execute`: a failure is that call's error message, never an
+        exception. A reply without calls gives ``[]``.
+
+        Raises:
+            TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
+            ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
+        """
+        return answer_tool_calls(reply, self.execute, self.execute_sync, max_concurrency, format)
+
+    async def async_run_tool_calls(
+        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
+        return await async_answer_tool_calls(reply, self.execute, max_concurrency, format)
 
     # -- exporting ----------------------------------------------------------------------
 

@@ -1,0 +1,401 @@
+"""Reading a model's tool calls: what each provider's reply asks for.
+
+The mirror image of `tooldeck.exporters`, which writes the tool definitions these calls
+name. Small pure functions per provider take a reply at any level (a whole reply, a
+message, its list of calls; an SDK's pydantic objects or plain dicts from the wire,
+Gemini's REST camelCase too) and give `ToolCall` records, in the reply's order;
+`detect_format` recognises the provider from the shape. `tooldeck._tool_calls_run`
+answers the calls. Nothing here knows the registry, and no provider SDK is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from ._result import clip
+
+__all__ = ["FORMATS", "READERS", "ToolCall", "detect_format", "read_tool_calls"]
+
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+
+
+class ToolCall(NamedTuple):
+    """One call a model asked for (a named tuple: immutable, and cheap to make).
+
+    Attributes:
+        id: The provider's id for the call (``None`` for a Gemini call without one).
+        name: The tool's name.
+        arguments: As the provider sent them: JSON text (OpenAI) or an object.
+    """
+
+    id: str | None
+    name: str
+    arguments: Any
+
+
+_new_tuple = tuple.__new__
+
+
+# -- reading a reply's fields, from dicts and SDK objects alike ------------------------
+
+
+class _Attributes:
+    """An object's attributes read like a dict's keys (``None`` when missing)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+
+    def get(self, key: str, default: Any = None, /) -> Any:
+        return getattr(self._obj, key, default)
+
+    def __contains__(self, key: str) -> bool:
+        return hasattr(self._obj, key)
+
+
+_Fields = Mapping[str, Any] | _Attributes
+_MISSING: Any = object()  # ``fields.get(key, _MISSING)``: a key absent, not set to None
+
+
+def _fields(obj: Any) -> _Fields:
+    """The fields of one piece of a reply: a dict's keys, an SDK object's attributes."""
+    cls = type(obj)
+    if cls in _PYDANTIC:
+        # pydantic models keep their fields in ``__dict__``: reading it spares
+        # pydantic's ``__getattr__``, ~2 µs for each name the model does not have.
+        return obj.__dict__  # type: ignore[no-any-return]
+    if cls is dict or cls in _MAPPINGS:
+        return obj  # type: ignore[no-any-return]
+    if cls in _OBJECTS:
+        return _Attributes(obj)
+    _learn(cls)
+    return _fields(obj)
+
+
+# How to read each class met (a few: the SDKs' reply classes), learned on first sight.
+_PYDANTIC: set[type] = set()
+_MAPPINGS: set[type] = set()
+_OBJECTS: set[type] = set()
+
+
+def _learn(cls: type) -> None:
+    if issubclass(cls, Mapping):
+        _MAPPINGS.add(cls)
+    elif hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__fields__"):  # pydantic 2 or 1
+        _PYDANTIC.add(cls)
+    else:
+        _OBJECTS.add(cls)
+
+
+_LIST = (list, tuple)  # a list of calls, parts or blocks (``isinstance(x, _LIST)``)
+
+
+def _gemini_call_of(part: _Fields) -> Any:
+    """A Gemini part's ``function_call`` (snake_case: the SDK; camelCase: REST)."""
+    found = part.get("function_call")
+    return part.get("functionCall") if found is None else found
+
+
+_FUNCTION_CALL_KEYS = frozenset(
+    {"id", "name", "args", "partial_args", "partialArgs", "will_continue", "willContinue"}
+)
+
+
+def _is_gemini_function_call(item: Any, fields: _Fields) -> bool:
+    """A Gemini ``FunctionCall`` itself (not a part holding one)."""
+    if isinstance(item, Mapping):
+        return "name" in item and item.keys() <= _FUNCTION_CALL_KEYS
+    return isinstance(fields.get("name"), str) and hasattr(item, "args")
+
+
+def _is_gemini_part(item: Any) -> bool:
+    """A Gemini part: a text, a thought, inline data... (with or without a call)."""
+    if isinstance(item, Mapping):  # every other provider's items carry a "type"
+        return bool(item) and not item.keys() & {"type", "role", "content"}
+    return hasattr(item, "function_call")
+
+
+# -- recognising the provider ------------------------------------------------------------
+
+
+def _item_format(item: Any) -> str | None:
+    """The provider of one call item (``None``: not a call, or not a known item)."""
+    fields = _fields(item)
+    kind = fields.get("type")
+    if kind == "function_call":
+        return "openai-responses"
+    if kind == "tool_use":
+        return "anthropic"
+    if kind in (None, "function") and fields.get("function") is not None:
+        return "openai"
+    if kind is None and (
+        _gemini_call_of(fields) is not None or _is_gemini_function_call(item, fields)
+    ):
+        return "gemini"
+    return None
+
+
+def _is_known_item(item: Any) -> bool:
+    """An item of some provider's reply that is not a call (a text block, a part...)."""
+    return isinstance(_fields(item).get("type"), str) or _is_gemini_part(item)
+
+
+def detect_format(reply: Any) -> str | None:
+    """The provider whose shape ``reply`` has; ``None`` for a list holding no call.
+
+    Raises:
+        TypeError: ``reply`` is no provider's reply, nor a part of one.
+    """
+    if isinstance(reply, _LIST):
+        for item in reply:
+            found = _item_format(item)
+            if found is not None:
+                return found
+            if not _is_known_item(item):
+                raise _not_a_reply(item)
+        return None
+    cls = type(reply)
+    found = _SDK_FORMATS.get(cls)
+    if found is None:
+        found = _reply_format(_fields(reply)) or _item_format(reply)
+        if found is None:
+            raise _not_a_reply(reply)
+        if cls in _PYDANTIC:
+            _SDK_FORMATS[cls] = found
+    return found
+
+
+# An SDK object's class fixes its shape: its provider is recognised once per class.
+_SDK_FORMATS: dict[type, str] = {}
+
+
+def _reply_format(fields: _Fields) -> str | None:
+    """The provider of a whole reply or a message (``None``: neither)."""
+    if fields.get("choices") is not None or fields.get("tool_calls") is not None:
+        return "openai"
+    content = fields.get("content")
+    if isinstance(content, _LIST):
+        return "anthropic"
+    if isinstance(fields.get("output"), _LIST):
+        return "openai-responses"
+    if _is_gemini_response(fields) or "parts" in fields:
+        return "gemini"
+    if content is not None and "parts" in _fields(content):
+        return "gemini"  # a candidate
+    if content is None and _is_gemini_candidate(fields):
+        return "gemini"  # a candidate without content: blocked, or cut at the token limit
+    if fields.get("role") == "assistant" and (content is None or isinstance(content, str)):
+        return "openai"  # a chat message without calls
+    return None
+
+
+def _is_gemini_candidate(fields: _Fields) -> bool:
+    # OpenAI's choices have a finish_reason too, and a message.
+    return ("finish_reason" in fields or "finishReason" in fields) and "message" not in fields
+
+
+def _is_gemini_response(fields: _Fields) -> bool:
+    # A prompt blocked by Gemini's safety filters comes back without candidates.
+    return "candidates" in fields or "prompt_feedback" in fields or "promptFeedback" in fields
+
+
+def _not_a_reply(value: Any, format: str | None = None) -> TypeError:
+    what = _SHAPES.get(format or "", "a model's reply")
+    return TypeError(
+        f"expected {what}, or a part of one, or its tool calls; "
+        f"got {type(value).__name__} {clip(value)}"
+    )
+
+
+_SHAPES = {
+    "openai": "an OpenAI Chat Completions reply (a completion, a message)",
+    "openai-responses": "an OpenAI Responses reply (a response, its output)",
+    "anthropic": "an Anthropic Messages reply (a message, its content)",
+    "gemini": "a Gemini reply (a response, a candidate, a Content, its parts)",
+}
+
+
+# -- the readers, one per provider ---------------------------------------------------------
+
+
+def _call(format: str, call_id: Any, name: Any, arguments: Any) -> ToolCall:
+    """A `ToolCall`, once its id and name are known to be strings (Gemini's id optional)."""
+    if type(name) is str and (type(call_id) is str or (call_id is None and format == "gemini")):
+        # What the SDKs and JSON decoders give. ``tuple.__new__`` is what the named
+        # tuple's generated ``__new__`` calls, without its Python frame.
+        return _new_tuple(ToolCall, (call_id, name, arguments))
+    if not isinstance(name, str) or not (
+        isinstance(call_id, str) or (call_id is None and format == "gemini")
+    ):
+        bad, what = (call_id, "id") if isinstance(name, str) else (name, "name")
+        raise TypeError(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
+    return ToolCall(call_id, name, arguments)
+
+
+def read_openai(reply: Any) -> list[ToolCall]:
+    """Chat Completions: a completion (its first choice), a message, or its ``tool_calls``.
+
+    Calls of other kinds (a custom tool's) are not tooldeck's: they are left out.
+    """
+    items = reply
+    if not isinstance(reply, _LIST):
+        fields = _fields(reply)
+        choices = fields.get("choices")
+        if choices is not None:
+            if not isinstance(choices, _LIST):
+                raise _not_a_reply(reply, "openai")
+            if not choices:
+                return []
+            fields = _fields(_fields(choices[0]).get("message"))
+        elif fields.get("function") is not None:
+            return _openai_calls([reply])
+        tool_calls = fields.get("tool_calls")
+        if tool_calls is None and (
+            fields.get("role") is None or isinstance(fields.get("content"), _LIST)
+        ):
+            raise _not_a_reply(reply, "openai")  # not a chat message (a list: Anthropic's)
+        items = tool_calls or []
+    return _openai_calls(items)
+
+
+def _openai_calls(items: Any) -> list[ToolCall]:
+    calls = []
+    for item in items:
+        fields = _fields(item)
+        function = fields.get("function")
+        if function is None:
+            if isinstance(fields.get("type"), str):
+                continue  # {"type": "custom", "custom": {...}}
+            raise _not_a_reply(item, "openai")
+        function = _fields(function)
+        calls.append(
+            _call("openai", fields.get("id"), function.get("name"), function.get("arguments"))
+        )
+    return calls
+
+
+def read_openai_responses(reply: Any) -> list[ToolCall]:
+    """Responses: a response (its ``output``), the output list, or ``function_call`` items.
+
+    Items of other types (messages, reasoning, built-in tools' calls) are left out.
+    """
+    return _read_typed(reply, "output", "function_call", "openai-responses", _responses_call)
+
+
+def _responses_call(fields: _Fields) -> ToolCall:
+    return _call(
+        "openai-responses", fields.get("call_id"), fields.get("name"), fields.get("arguments")
+    )
+
+
+def read_anthropic(reply: Any) -> list[ToolCall]:
+    """Messages: a message (its ``content``), the content list, or ``tool_use`` blocks.
+
+    Blocks of other types (text, thinking, server tools run by Anthropic) are left out.
+    """
+    return _read_typed(reply, "content", "tool_use", "anthropic", _anthropic_call)
+
+
+def _anthropic_call(fields: _Fields) -> ToolCall:
+    return _call("anthropic", fields.get("id"), fields.get("name"), fields.get("input"))
+
+
+def _read_typed(
+    reply: Any, container: str, call_type: str, format: str, read: Callable[[_Fields], ToolCall]
+) -> list[ToolCall]:
+    """Providers whose items all carry a ``type``: keep the calls, skip the rest."""
+    items = reply
+    if not isinstance(reply, _LIST):
+        fields = _fields(reply)
+        items = fields.get(container)
+        if not isinstance(items, _LIST):
+            if fields.get("type") != call_type:
+                raise _not_a_reply(reply, format)
+            items = [reply]
+    calls = []
+    for item in items:
+        fields = _fields(item)
+        kind = fields.get("type")
+        if kind == call_type:
+            calls.append(read(fields))
+        elif not isinstance(kind, str):
+            raise _not_a_reply(item, format)
+    return calls
+
+
+def read_gemini(reply: Any) -> list[ToolCall]:
+    """Gemini: a response (its first candidate), a candidate, a ``Content``, its parts,
+    or ``function_call``\\ s; snake_case (the SDK) or camelCase (REST).
+
+    Parts without a call (text, thoughts) are left out.
+    """
+    items = reply if isinstance(reply, _LIST) else _gemini_parts(reply)
+    calls = []
+    for item in items:
+        fields = _fields(item)
+        call = fields.get("function_call")  # the SDK's snake_case, else REST's camelCase
+        if call is None:
+            call = fields.get("functionCall")
+        if call is not None:
+            fields = _fields(call)
+        elif not _is_gemini_function_call(item, fields):
+            if _is_gemini_part(item):
+                continue
+            raise _not_a_reply(item, "gemini")
+        calls.append(_call("gemini", fields.get("id"), fields.get("name"), fields.get("args")))
+    return calls
+
+
+def _gemini_parts(reply: Any) -> Any:
+    fields = _fields(reply)
+    candidates = fields.get("candidates", _MISSING)
+    if candidates is not _MISSING or _is_gemini_response(fields):  # a response
+        if candidates is _MISSING or not candidates:
+            return []  # a prompt blocked by Gemini's safety filters
+        if not isinstance(candidates, _LIST):
+            raise _not_a_reply(reply, "gemini")
+        # The first candidate, as the SDK's own shortcuts (``response.text``) read.
+        return _candidate_parts(reply, _fields(candidates[0]), True)
+    if "content" in fields or _is_gemini_candidate(fields):
+        return _candidate_parts(reply, fields, False)
+    parts = fields.get("parts", _MISSING)
+    if parts is not _MISSING:  # a Content
+        return parts or []
+    if _gemini_call_of(fields) is not None or _is_gemini_function_call(reply, fields):
+        return [reply]
+    raise _not_a_reply(reply, "gemini")
+
+
+def _candidate_parts(reply: Any, candidate: _Fields, in_response: bool) -> Any:
+    content = candidate.get("content")
+    if content is None and (in_response or _is_gemini_candidate(candidate)):
+        return []  # blocked, or cut at the token limit before any part
+    if content is None or isinstance(content, (str, list, tuple)):
+        raise _not_a_reply(reply, "gemini")
+    return _fields(content).get("parts") or []
+
+
+READERS: dict[str, Callable[[Any], list[ToolCall]]] = {
+    "openai": read_openai,
+    "openai-responses": read_openai_responses,
+    "anthropic": read_anthropic,
+    "gemini": read_gemini,
+}
+
+
+def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, list[ToolCall]]:
+    """The format (recognised unless given) and the tool calls of ``reply``, in order.
+
+    Raises:
+        ValueError: an unknown ``format``.
+        TypeError: ``reply`` has no shape of that format (or of any, when not given).
+    """
+    if format is None:
+        format = _SDK_FORMATS.get(type(reply)) or detect_format(reply)
+        if format is None:
+            return None, []
+    elif format not in READERS:
+        raise ValueError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
+    return format, READERS[format](reply)

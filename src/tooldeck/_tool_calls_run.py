@@ -1,0 +1,232 @@
+"""Answering a model's tool calls: run them concurrently, write the results back.
+
+`run_calls` runs the calls of one reply through any ``execute(name, arguments) ->
+Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
+writers, small pure functions per provider, turn the calls and their results into the
+messages to append. `answer_tool_calls` and `async_answer_tool_calls` are the agent
+loop's step end to end: read (`tooldeck._tool_calls`), run, write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from ._result import ToolResult, to_text
+from ._shifting import run_coroutine
+from ._tool_calls import ToolCall, read_tool_calls
+
+__all__ = [
+    "WRITERS",
+    "answer_tool_calls",
+    "async_answer_tool_calls",
+    "check_max_concurrency",
+    "run_calls",
+    "to_json_value",
+]
+
+Execute = Callable[[str, Any], Awaitable[ToolResult]]
+ExecuteSync = Callable[[str, Any], ToolResult]
+Answer = list[dict[str, Any]]
+
+
+# -- writing the answer, one small pure function per provider --------------------------
+
+
+# The writers take one result per call (``zip(..., strict=False)``: the runner made them
+# so, and the check costs a tenth of a call).
+
+
+def write_openai(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call."""
+    return [
+        {"role": "tool", "tool_call_id": call.id, "content": str(result)}
+        for call, result in zip(calls, results, strict=False)
+    ]
+
+
+def write_openai_responses(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call."""
+    return [
+        {"type": "function_call_output", "call_id": call.id, "output": str(result)}
+        for call, result in zip(calls, results, strict=False)
+    ]
+
+
+def write_anthropic(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One user message holding every ``tool_result``: Anthropic wants all of a turn's
+    results in the next user message (results split over messages teach the model to
+    stop calling tools in parallel)."""
+    if not calls:
+        return []
+    blocks = [
+        {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": str(result),
+            "is_error": not result.success,
+        }
+        for call, result in zip(calls, results, strict=False)
+    ]
+    return [{"role": "user", "content": blocks}]
+
+
+def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+    """One user ``Content`` holding a ``function_response`` part per call: the value as
+    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys)."""
+    if not calls:
+        return []
+    parts = []
+    for call, result in zip(calls, results, strict=False):
+        if result.success:
+            data = result.data
+            response = {"output": data if type(data) is str else to_json_value(data)}
+        else:
+            response = {"error": result.error}
+        if call.id is None:
+            answer = {"name": call.name, "response": response}
+        else:
+            answer = {"id": call.id, "name": call.name, "response": response}
+        parts.append({"function_response": answer})
+    return [{"role": "user", "parts": parts}]
+
+
+_HUGE = 10**1000  # beyond, an int goes the long way (past 4300 digits, str() refuses it)
+
+
+def to_json_value(value: Any) -> Any:
+    """``value`` as plain JSON data (a Gemini response is a JSON object, not text).
+
+    What has no strict JSON form (a circular list, ``NaN``, an object pydantic cannot
+    serialise) becomes its text (`to_text`), so the request that carries it can be sent.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is bool or (kind is int and -_HUGE < value < _HUGE):
+        return value  # JSON as is (an int too long for Python to print is not)
+    try:
+        data = to_jsonable_python(value)
+        json.dumps(data, allow_nan=False)  # the check the SDKs' request encoders make
+    except Exception:  # not JSON data: what str(ToolResult) shows instead
+        return to_text(value)
+    return data
+
+
+WRITERS: dict[str, Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]] = {
+    "openai": write_openai,
+    "openai-responses": write_openai_responses,
+    "anthropic": write_anthropic,
+    "gemini": write_gemini,
+}
+
+
+# -- running the calls ------------------------------------------------------------------
+
+
+class _Interrupted(Exception):
+    """Carries a call's ``KeyboardInterrupt`` or ``SystemExit`` out of its task.
+
+    asyncio re-raises those two out of the event loop itself (stopping tooldeck's
+    background loop); as an ``Exception`` it reaches `run_calls`, which re-raises the
+    original once the other calls are cancelled.
+    """
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+
+async def run_calls(
+    calls: Sequence[ToolCall], execute: Execute, max_concurrency: int | None = None
+) -> list[ToolResult]:
+    """Run ``calls`` concurrently, at most ``max_concurrency`` at once; results in order.
+
+    Each call's failure is its own (``execute`` never raises for one). Cancelling this
+    cancels the calls in flight; a call's ``KeyboardInterrupt`` or ``SystemExit``
+    cancels the others and propagates.
+    """
+    if len(calls) <= 1:
+        return [await execute(call.name, call.arguments) for call in calls]
+    gate = None
+    if max_concurrency is not None and max_concurrency < len(calls):
+        gate = asyncio.Semaphore(max_concurrency)
+
+    async def one(call: ToolCall) -> ToolResult:
+        try:
+            if gate is None:
+                return await execute(call.name, call.arguments)
+            async with gate:
+                return await execute(call.name, call.arguments)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _Interrupted(exc) from None
+
+    tasks = [asyncio.ensure_future(one(call)) for call in calls]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        await _cancel(tasks)  # cancelled from outside, or a call interrupted
+    for task in tasks:
+        error = None if task.cancelled() else task.exception()
+        if isinstance(error, _Interrupted):
+            raise error.exc
+    return [task.result() for task in tasks]
+
+
+async def _cancel(tasks: Sequence[asyncio.Future[ToolResult]]) -> None:
+    """Cancel the unfinished tasks and wait until they have stopped."""
+    pending = [task for task in tasks if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending)
+
+
+def check_max_concurrency(value: object) -> None:
+    """Refuse anything but a positive ``int``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"max_concurrency must be a positive int or None, not {value!r}")
+    if value < 1:
+        raise ValueError(f"max_concurrency must be a positive int or None, not {value!r}")
+
+
+def answer_tool_calls(
+    reply: Any,
+    execute: Execute,
+    execute_sync: ExecuteSync,
+    max_concurrency: int | None = None,
+    format: str | None = None,
+) -> Answer:
+    """Read, run and answer a reply's tool calls from synchronous code.
+
+    One call runs directly through ``execute_sync``; several run concurrently on
+    tooldeck's background loop (`run_coroutine`: with or without a loop running here).
+    """
+    if max_concurrency is not None:
+        check_max_concurrency(max_concurrency)
+    found, calls = read_tool_calls(reply, format)
+    if found is None or not calls:
+        return []
+    if len(calls) == 1:
+        results = [execute_sync(calls[0].name, calls[0].arguments)]
+    else:
+        results = run_coroutine(run_calls(calls, execute, max_concurrency))
+    return WRITERS[found](calls, results)
+
+
+async def async_answer_tool_calls(
+    reply: Any, execute: Execute, max_concurrency: int | None = None, format: str | None = None
+) -> Answer:
+    """Async twin of `answer_tool_calls`: the calls run on the running loop."""
+    if max_concurrency is not None:
+        check_max_concurrency(max_concurrency)
+    found, calls = read_tool_calls(reply, format)
+    if found is None or not calls:
+        return []
+    if len(calls) == 1:  # the usual turn: spare the runner
+        results = [await execute(calls[0].name, calls[0].arguments)]
+    else:
+        results = await run_calls(calls, execute, max_concurrency)
+    return WRITERS[found](calls, results)
