@@ -63,6 +63,7 @@ _held = 0
 # fire it; past that the loop is blocked (a coroutine on it does not yield), and the
 # caller gets the timeout anyway instead of waiting for the loop.
 LOOP_GRACE = 1.0
+WORKERS = 64  # worker threads for sync tools called through the background loop
 
 
 def _forget_loop_after_fork() -> None:
@@ -101,6 +102,12 @@ def background_loop() -> asyncio.AbstractEventLoop:
         if _loop is None:
             ready = threading.Event()
             new_loop = asyncio.new_event_loop()
+            # Sync tools called from here run in its default executor: asyncio's holds
+            # min(32, CPUs + 4) threads (6 on 2 cores), so ten blocking calls of one
+            # reply would queue. Threads are made as needed, up to this many.
+            new_loop.set_default_executor(
+                concurrent.futures.ThreadPoolExecutor(WORKERS, thread_name_prefix="tooldeck-worker")
+            )
 
             def run() -> None:
                 asyncio.set_event_loop(new_loop)
