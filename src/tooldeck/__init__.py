@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ._registry import ToolRegistry, tool, tool_func
 from ._result import ToolResult
-from ._shifting import abandoned_threads, asyncify, syncify
+from ._shifting import asyncify, syncify
+from ._threads import abandoned_threads
 from ._tool import BaseTool, Tool
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
 

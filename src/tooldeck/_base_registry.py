@@ -186,10 +186,7 @@ class BaseRegistry:
         return self._catalog.get(name)
 
     def __contains__(self, name: object) -> bool:
-        try:
-            return name in self._tools
-        except TypeError:
-            return False
+        return self._catalog.get(name) is not None
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -238,7 +235,7 @@ class BaseRegistry:
         """
         try:
             found = self._tools.get(name)
-        except TypeError:  # an unhashable "name"
+        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
@@ -248,7 +245,7 @@ class BaseRegistry:
         """Async twin of `call_tool`; sync tools run in a worker thread."""
         try:
             found = self._tools.get(name)
-        except TypeError:  # an unhashable "name"
+        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"

@@ -153,15 +153,16 @@ class Catalog:
     # -- reading -------------------------------------------------------------------------
 
     def get(self, name: Any) -> Tool[..., Any] | None:
-        """The tool named ``name``, or ``None`` (also for an unhashable ``name``)."""
+        """The tool named ``name``, or ``None`` (also for an unhashable ``name``, or one
+        whose ``__hash__`` or ``__eq__`` raises)."""
         try:
             return self.tools.get(name)
-        except TypeError:
+        except Exception:
             return None
 
     def require(self, name: Any) -> Tool[..., Any]:
         """The tool named ``name``. Raises `ToolNotFoundError` when there is none."""
-        found = self.tools.get(name) if isinstance(name, str) else None
+        found = self.get(name) if isinstance(name, str) else None
         if found is None:
             raise ToolNotFoundError(name)
         return found

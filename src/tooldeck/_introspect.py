@@ -32,6 +32,7 @@ __all__ = [
     "analyse_param",
     "check_doc_params",
     "docstring",
+    "refuse_generators",
     "signature_params",
     "type_hints",
     "unwrap_partial",
@@ -70,6 +71,22 @@ def docstring(func: Callable[..., Any]) -> str | None:
     call = _signature_target(inner)
     text = getattr(call, "__doc__", None) or type(inner).__dict__.get("__doc__")
     return inspect.cleandoc(text) if isinstance(text, str) else None
+
+
+def refuse_generators(func: Callable[..., Any], name: str) -> None:
+    """A generator (sync or async) yields many values: a call would return the generator."""
+    target = _signature_target(func)
+    kind = (
+        "an async generator" if inspect.isasyncgenfunction(target)
+        else "a generator" if inspect.isgeneratorfunction(target)
+        else None
+    )  # fmt: skip
+    if kind is not None:
+        raise ToolDefinitionError(
+            f"{kind} function cannot be a tool: a call would return the generator, not "
+            "a value; collect what it yields and return a list",
+            tool=name,
+        )
 
 
 def type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_core import ValidationError, to_jsonable_python
 
 __all__ = [
+    "MAX_ERROR",
     "MORE_PROBLEMS",
     "CallFailure",
     "ToolResult",
@@ -22,6 +23,7 @@ __all__ = [
     "echo",
     "failure_text",
     "format_validation_error",
+    "outside_text",
     "problem_lines",
     "to_text",
 ]
@@ -32,6 +34,7 @@ __all__ = [
 _MAX_SHOWN = 64
 _MAX_MESSAGE = 300  # characters of one problem's description (a validator's message)
 _MAX_PROBLEMS = 20  # problems listed for one call; the rest are counted
+MAX_ERROR = 2000  # characters of a tool's own error message that a model reads
 MORE_PROBLEMS = "... and more problems"  # the rest, when they were not even counted
 
 
@@ -85,13 +88,34 @@ class CallFailure(Exception):
 def failure_text(exc: BaseException) -> str:
     """The message a model reads for an exception: its ``str()``, or its class name.
 
-    The class name also stands in when ``str()`` fails or returns a non-``str``.
+    The class name also stands in when ``str()`` fails or returns a non-``str``. A
+    ``str`` subclass is read as plain text, so none of its methods runs again.
     """
     try:
         text = str(exc)
     except Exception:  # a hostile __str__ must not break error reporting
         text = ""
+    if not isinstance(text, str):
+        text = ""
+    elif type(text) is not str:
+        text = str.__getitem__(text, slice(None))  # its characters, as an exact str
     return text if text else type(exc).__name__
+
+
+def outside_text(text: str, limit: int = MAX_ERROR) -> str:
+    """Text a tool produced (an exception's message) as a model may read it.
+
+    At most ``limit`` characters, the rest counted; printable: line breaks kept,
+    every other control character and terminal escape shown escaped (``\\x1b``), as
+    are lone surrogates.
+    """
+    head = text[:limit]
+    shown = head.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not shown.isprintable():
+        shown = "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in shown)
+    if len(text) > limit:
+        shown += f"… ({len(text) - limit:,} more characters)"
+    return shown
 
 
 # ``json.dumps(value, ensure_ascii=False)`` builds a new encoder on every call (its
@@ -122,7 +146,12 @@ def to_text(value: Any) -> str:
 
 def clip(value: Any, limit: int = _MAX_SHOWN) -> str:
     """A short, single-line, printable rendering of a value for an error message."""
-    text = value if isinstance(value, str) else _safe_str(value)
+    if type(value) is str:
+        text = value
+    elif isinstance(value, str):  # its characters: none of a subclass's methods runs
+        text = str.__getitem__(value, slice(None))
+    else:
+        text = _safe_str(value)
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -198,8 +227,8 @@ def _safe_str(value: Any) -> str:
         text = str(value)
     except Exception:  # a hostile __str__ must not break error reporting
         text = None
-    if isinstance(text, str):
-        return text
+    if isinstance(text, str):  # a subclass read as its characters only
+        return text if type(text) is str else str.__getitem__(text, slice(None))
     if isinstance(value, int):  # past sys.get_int_max_str_digits()
         return f"<int of {value.bit_length()} bits>"
     return f"<{type(value).__name__} object>"

@@ -11,12 +11,15 @@ arguments, the JSON size limit, and adapting positional-only parameters.
 
 from __future__ import annotations
 
+import inspect
 import json
+import types
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar, get_origin
 
 from ._result import CallFailure, ToolResult, clip
-from ._shifting import call_in_thread, run_coroutine, to_thread, wait_in_thread, with_timeout
+from ._shifting import run_coroutine, with_timeout
+from ._threads import ThreadLot, call_in_thread, to_thread, wait_in_thread
 
 __all__ = [
     "Arguments",
@@ -24,6 +27,7 @@ __all__ = [
     "SyncRunner",
     "cause",
     "check_size",
+    "may_return_awaitable",
     "merge",
     "oversize",
     "positional_adapter",
@@ -38,7 +42,13 @@ AsyncRunner = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 def runners(
-    target: Callable[..., Any], *, is_async: bool, timeout: float | None, checked: bool
+    target: Callable[..., Any],
+    *,
+    is_async: bool,
+    timeout: float | None,
+    checked: bool,
+    awaits: bool = False,
+    lot: ThreadLot | None = None,
 ) -> tuple[SyncRunner, AsyncRunner]:
     """How ``target`` runs from sync and from async code, picked once.
 
@@ -47,13 +57,18 @@ def runners(
         is_async: Whether calling it returns an awaitable.
         timeout: Seconds a call may take, or ``None``.
         checked: Whether it must return a `ToolResult` (it is annotated so).
+        awaits: Whether a sync ``target`` may return an awaitable (it says nothing of
+            its return type): if it does, the awaitable is awaited, not returned.
+        lot: Bounds the abandoned threads of a sync ``target`` with a ``timeout``.
     """
     if is_async:
         picked = _async_runners(target, timeout)
     elif timeout is None:
         picked = _sync_runners(target)
     else:
-        picked = _timed_sync_runners(target, timeout)
+        picked = _timed_sync_runners(target, timeout, lot)
+    if awaits and not is_async:
+        picked = _awaiting(picked[0], timeout), _awaiting_async(picked[1], timeout)
     if not checked:
         return picked
     return _checked(picked[0]), _checked_async(picked[1])
@@ -75,31 +90,83 @@ def _async_runners(
 
 def _sync_runners(target: Callable[..., Any]) -> tuple[SyncRunner, AsyncRunner]:
     def run_sync(args: dict[str, Any]) -> Any:
-        return target(**args)
+        value = target(**args)
+        return run_coroutine(value) if value.__class__ is COROUTINE else value
 
     async def run_async(args: dict[str, Any]) -> Any:
-        return await to_thread(target, **args)
+        value = await to_thread(target, **args)
+        return (await value) if value.__class__ is COROUTINE else value
 
     return run_sync, run_async
 
 
 def _timed_sync_runners(
-    target: Callable[..., Any], timeout: float
+    target: Callable[..., Any], timeout: float, lot: ThreadLot | None
 ) -> tuple[SyncRunner, AsyncRunner]:
     def run_sync(args: dict[str, Any]) -> Any:
-        return call_in_thread(target, (), args, timeout=timeout)
+        value = call_in_thread(target, (), args, timeout=timeout, lot=lot)
+        return run_coroutine(value, timeout) if value.__class__ is COROUTINE else value
 
     async def run_async(args: dict[str, Any]) -> Any:
-        return await wait_in_thread(target, (), args, timeout=timeout)
+        value = await wait_in_thread(target, (), args, timeout=timeout, lot=lot)
+        if value.__class__ is COROUTINE:
+            return await with_timeout(value, timeout)
+        return value
 
     return run_sync, run_async
+
+
+def may_return_awaitable(annotation: Any) -> bool:
+    """Whether a sync function so annotated may return an awaitable: it says nothing
+    of its return (no annotation, ``Any``, ``object``, a type variable) or says so."""
+    if annotation is inspect.Parameter.empty or annotation in (Any, object):
+        return True
+    if isinstance(annotation, TypeVar):
+        return True
+    origin = get_origin(annotation) or annotation
+    return isinstance(origin, type) and issubclass(origin, Awaitable)
+
+
+# A sync function that returns a coroutine (say, a wrapper around an async one) has it
+# awaited, however it is annotated: the check is an identity test, nothing on the hot path.
+# One that says nothing of its return type may return any awaitable (a future): that is
+# checked in full, on the runners' path (`_awaiting`).
+COROUTINE = types.CoroutineType
+
+
+def _is_awaitable(value: Any) -> bool:
+    return value.__class__ is COROUTINE or inspect.isawaitable(value)
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _awaiting(run: SyncRunner, timeout: float | None) -> SyncRunner:
+    """A sync function that returned an awaitable (``lambda q: fetch(q)``): await it."""
+
+    def run_sync(args: dict[str, Any]) -> Any:
+        value = run(args)
+        return run_coroutine(_await(value), timeout) if _is_awaitable(value) else value
+
+    return run_sync
+
+
+def _awaiting_async(run: AsyncRunner, timeout: float | None) -> AsyncRunner:
+    async def run_async(args: dict[str, Any]) -> Any:
+        value = await run(args)
+        if not _is_awaitable(value):
+            return value
+        return await (value if timeout is None else with_timeout(_await(value), timeout))
+
+    return run_async
 
 
 def too_deep(name: str) -> str:
     return f"Invalid arguments for tool '{clip(name)}':\narguments: nested too deeply"
 
 
-def cause(exc: Exception) -> BaseException:
+def cause(exc: BaseException) -> BaseException:
     """What a failed result keeps for logs: the real error, not tooldeck's wrapper."""
     if isinstance(exc, CallFailure) and exc.__cause__ is not None:
         return exc.__cause__  # e.g. the pydantic ValidationError behind the message

@@ -25,6 +25,7 @@ from ._introspect import (
     agently_params,
     check_doc_params,
     docstring,
+    refuse_generators,
     signature_params,
     type_hints,
     unwrap_partial,
@@ -65,6 +66,7 @@ def build_spec(
     inner = unwrap_partial(func)
     func_name = getattr(inner, "__name__", None) or type(inner).__name__
     tool_name = check_name(func_name if name is None else name, func_name=func_name)
+    refuse_generators(func, tool_name)
     hints = type_hints(func, tool_name)
     doc = parse_docstring(docstring(func))  # its Args still describe the parameters
     sig_params, positional = signature_params(

@@ -10,38 +10,33 @@
   instead, so nested sync calls never deadlock and never leave the loop blocked.
 * An async call of a plain function runs it in a worker thread, so a blocking tool
   never blocks the event loop.
-* A call with a timeout runs in a daemon thread of its own: a thread cannot be killed,
-  so when the timeout fires it is abandoned (not joined), logged, and counted in
-  `abandoned_threads`.
+* Threads (a call with a timeout, a sync tool called from async code) are
+  `tooldeck._threads`'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import contextvars
 import functools
 import inspect
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, NoReturn, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
+from ._threads import CallTimeout, call_in_thread, to_thread, waiting
+
 __all__ = [
-    "CallTimeout",
-    "abandoned_threads",
+    "LOOP_GRACE",
     "asyncify",
     "background_loop",
-    "call_in_thread",
     "is_async_callable",
     "run_coroutine",
     "syncify",
-    "to_thread",
-    "wait_in_thread",
     "with_timeout",
 ]
 
@@ -53,11 +48,6 @@ logger = logging.getLogger("tooldeck")
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_thread: threading.Thread | None = None
 _loop_lock = threading.Lock()
-_abandoned = 0
-_abandoned_lock = threading.Lock()
-# Sync waits in progress on the background loop's own thread (changed by that thread
-# only): while one lasts, the loop runs nothing else, so new sync calls go elsewhere.
-_held = 0
 
 # Seconds a sync caller waits past an async tool's timeout for the background loop to
 # fire it; past that the loop is blocked (a coroutine on it does not yield), and the
@@ -70,17 +60,12 @@ def _forget_loop_after_fork() -> None:
     """A forked child has the parent's loop object but not its thread: start afresh,
     or every sync call of an async tool in the child (multiprocessing's "fork",
     gunicorn's preloaded workers) would wait forever."""
-    global _loop, _loop_thread, _loop_lock, _abandoned_lock, _held
+    global _loop, _loop_thread, _loop_lock
     _loop, _loop_thread, _loop_lock = None, None, threading.Lock()
-    _abandoned_lock, _held = threading.Lock(), 0  # a lock another thread held stays held
 
 
 if hasattr(os, "register_at_fork"):  # not on Windows
     os.register_at_fork(after_in_child=_forget_loop_after_fork)
-
-
-class CallTimeout(TimeoutError):
-    """A call ran past its timeout (distinct from a ``TimeoutError`` the tool raised)."""
 
 
 def is_async_callable(func: Any) -> bool:
@@ -129,7 +114,8 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     """
     if timeout is not None:
         coro = with_timeout(coro, timeout)
-    if _held or threading.current_thread() is _loop_thread:
+    loop_thread = _loop_thread
+    if threading.current_thread() is loop_thread or waiting(loop_thread):
         return _run_apart(coro, timeout)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
@@ -153,20 +139,6 @@ def _run_apart(coro: Coroutine[Any, Any, R], timeout: float | None) -> R:
         asyncio.run, (_capture(coro),), {}, timeout=wait
     )
     return _unwrap(outcome)
-
-
-@contextlib.contextmanager
-def _holding_the_loop() -> Iterator[None]:
-    """Mark a sync wait that blocks the background loop (when made on its thread)."""
-    global _held
-    on_loop = threading.current_thread() is _loop_thread
-    if on_loop:
-        _held += 1
-    try:
-        yield
-    finally:
-        if on_loop:
-            _held -= 1
 
 
 def _blocked_loop(timeout: float) -> NoReturn:
@@ -248,122 +220,3 @@ def asyncify(func: Callable[P, Awaitable[R]] | Callable[P, R]) -> Callable[P, Aw
         return await to_thread(sync_func, *args, **kwargs)
 
     return wrapper
-
-
-async def to_thread(func: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
-    """``asyncio.to_thread``, safe for a function that raises ``StopIteration``.
-
-    asyncio cannot put ``StopIteration`` into a future: the callback copying the
-    outcome fails and the awaiting task waits forever. It comes back as a
-    ``RuntimeError`` with the same message instead (as PEP 479 does for generators).
-    """
-    return await asyncio.to_thread(_no_stop_iteration, func, args, kwargs)
-
-
-def _no_stop_iteration(func: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
-    try:
-        return func(*args, **kwargs)
-    except StopIteration as exc:
-        raise RuntimeError(str(exc) or type(exc).__name__) from exc
-
-
-class _Outcome:
-    __slots__ = ("error", "value")
-
-    def __init__(self) -> None:
-        self.value: Any = None
-        self.error: BaseException | None = None
-
-
-def _start_daemon(
-    func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], done: Callable[[], Any]
-) -> _Outcome:
-    outcome = _Outcome()
-    # Like asyncio.to_thread: the tool sees the caller's context variables (a request
-    # id, a tracing span), with or without a timeout.
-    context = contextvars.copy_context()
-
-    def target() -> None:
-        try:
-            outcome.value = context.run(_no_stop_iteration, func, args, kwargs)
-        except BaseException as exc:  # handed to the caller, who re-raises it
-            outcome.error = exc
-        done()
-
-    threading.Thread(target=target, name="tooldeck-call", daemon=True).start()
-    return outcome
-
-
-def _abandon(func: Callable[..., Any], timeout: float) -> None:
-    global _abandoned
-    with _abandoned_lock:  # timeouts fire in many threads at once
-        _abandoned += 1
-        count = _abandoned
-    logger.warning(
-        "abandoned a worker thread still running %s after its %gs timeout "
-        "(threads cannot be killed; %d abandoned so far)",
-        getattr(func, "__qualname__", func),
-        timeout,
-        count,
-    )
-
-
-def call_in_thread(
-    func: Callable[..., R],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    *,
-    timeout: float | None,
-) -> R:
-    """Run ``func`` in a daemon thread, waiting at most ``timeout`` seconds.
-
-    Raises:
-        CallTimeout: the thread was still running; it is abandoned.
-    """
-    finished = threading.Event()
-    with _holding_the_loop():  # marked before the thread starts: it may call back at once
-        outcome = _start_daemon(func, args, kwargs, finished.set)
-        done = finished.wait(timeout)
-    if not done:
-        _abandon(func, cast(float, timeout))
-        raise CallTimeout
-    if outcome.error is not None:
-        raise outcome.error
-    return cast(R, outcome.value)
-
-
-async def wait_in_thread(
-    func: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any], *, timeout: float
-) -> R:
-    """Async twin of `call_in_thread` that keeps the event loop free.
-
-    The default executor is not used: an abandoned thread would hold one of its few
-    workers for good.
-    """
-    loop = asyncio.get_running_loop()
-    waiter = loop.create_future()
-
-    def done() -> None:
-        # The loop may have closed while an abandoned thread ran on.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_resolve, waiter)
-
-    outcome = _start_daemon(func, args, kwargs, done)
-    try:
-        await asyncio.wait_for(waiter, timeout)
-    except asyncio.TimeoutError:  # the waiter is ours: only the timeout can raise this
-        _abandon(func, timeout)
-        raise CallTimeout from None
-    if outcome.error is not None:
-        raise outcome.error
-    return cast(R, outcome.value)
-
-
-def _resolve(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
-def abandoned_threads() -> int:
-    """How many timed-out worker threads have been abandoned in this process."""
-    return _abandoned

@@ -14,6 +14,7 @@ Nothing but ``Exception`` is caught, so ``KeyboardInterrupt``, ``SystemExit`` an
 from __future__ import annotations
 
 import abc
+import asyncio
 import functools
 import inspect
 import json
@@ -34,21 +35,25 @@ from ._result import (
     clip,
     failure_text,
     format_validation_error,
+    outside_text,
 )
 from ._running import (
+    COROUTINE,
     Arguments,
     AsyncRunner,
     SyncRunner,
     cause,
     check_size,
+    may_return_awaitable,
     merge,
     positional_adapter,
     runners,
     too_deep,
 )
 from ._schema import build_spec
-from ._shifting import CallTimeout
+from ._shifting import run_coroutine
 from ._spec import ToolSpec
+from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
 from .errors import ToolDefinitionError
 from .exporters import export_tool
 
@@ -56,6 +61,11 @@ __all__ = ["Arguments", "BaseTool", "Tool", "normalise_tags"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+# What a sync face reports as the call's failure. A CancelledError a tool raises is not
+# the caller's cancellation (a sync caller has no task to cancel): it is reported too.
+# The async faces catch Exception only, so cancellation propagates there.
+SYNC_FAILURES = (Exception, asyncio.CancelledError)
 
 logger = logging.getLogger("tooldeck")
 
@@ -121,9 +131,13 @@ class Tool(BaseTool, Generic[P, R]):
         max_argument_bytes: The largest JSON text accepted as arguments, in bytes
             (default 1 MiB); longer text fails before it is parsed. Set it on a
             subclass or an instance; ``None`` lifts the limit.
+        max_abandoned_threads: How many of this tool's timed-out worker threads may
+            still run (a thread cannot be killed) before its calls fail at once
+            (default 32; a sync tool with a ``timeout`` only). ``None`` lifts the limit.
     """
 
     max_argument_bytes: int | None = 1 << 20
+    max_abandoned_threads: int | None = 32
 
     def __init__(
         self,
@@ -147,8 +161,12 @@ class Tool(BaseTool, Generic[P, R]):
         self._target: Callable[..., Any] = (
             positional_adapter(func, spec.positional) if spec.positional else func
         )
+        # A sync function that says nothing of what it returns may return an awaitable
+        # (`lambda q: fetch(q)`), which is awaited: it takes the runners' path.
+        self._awaits = not spec.is_async and may_return_awaitable(spec.return_annotation)
         # Plain tools skip the runners: the hot path is validate + call (or await).
-        plain = self._target if not (self._timeout or spec.returns_tool_result) else None
+        routed = self._timeout or spec.returns_tool_result or self._awaits
+        plain = None if routed else self._target
         self._validate_dict = spec.validate_python  # one lookup on the hot path
         self._direct: Callable[..., Any] | None = None if spec.is_async else plain
         self._adirect: Callable[..., Any] | None = plain if spec.is_async else None
@@ -285,15 +303,17 @@ class Tool(BaseTool, Generic[P, R]):
                 return "Error: " + self._refusal(exc)
             try:
                 value = direct(**args)
-            except Exception as exc:
+                if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
+                    value = run_coroutine(value)
+            except SYNC_FAILURES as exc:
                 return "Error: " + self._failure(exc)
         else:
             try:
                 if kwargs:
                     arguments = merge(arguments, kwargs, self.max_argument_bytes)
                 args = self._validate(arguments)
-                value = direct(**args) if direct is not None else self._run_sync(args)
-            except Exception as exc:
+                value = self._run_sync(args)
+            except SYNC_FAILURES as exc:
                 return "Error: " + self._failure(exc)
         if type(value) is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
@@ -302,8 +322,9 @@ class Tool(BaseTool, Generic[P, R]):
     async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
         """Async twin of `call`."""
         adirect = self._adirect
-        if adirect is not None and arguments.__class__ is dict and not kwargs and self._enabled:
+        if adirect is not None and type(arguments) is dict and not kwargs and self._enabled:
             # The hot path (a plain async tool, a dict from the model): validate, await.
+            # (type(), not .__class__, which an object may make a property that raises.)
             try:
                 args = self._validate_dict(arguments)
             except Exception as exc:  # validators may raise anything: still a failed call
@@ -341,7 +362,7 @@ class Tool(BaseTool, Generic[P, R]):
             if kwargs:
                 arguments = merge(arguments, kwargs, self.max_argument_bytes)
             value = self._run_sync(self._validate(arguments))
-        except Exception as exc:
+        except SYNC_FAILURES as exc:
             return ToolResult.fail(self._failure(exc), exception=cause(exc))
         return value if type(value) is ToolResult else ToolResult.ok(value)
 
@@ -377,7 +398,7 @@ class Tool(BaseTool, Generic[P, R]):
         except RecursionError as exc:  # a Python value nested deeper than the stack
             raise CallFailure(too_deep(spec.name)) from exc
 
-    def _refusal(self, exc: Exception) -> str:
+    def _refusal(self, exc: BaseException) -> str:
         """The text for arguments refused on a fast path (what `_validate` would raise)."""
         if isinstance(exc, ValidationError):
             return format_validation_error(exc, self._spec.name)
@@ -387,12 +408,15 @@ class Tool(BaseTool, Generic[P, R]):
         # a user's validator raised.
         return self._failure(exc)
 
-    def _failure(self, exc: Exception) -> str:
+    def _failure(self, exc: BaseException) -> str:
+        if isinstance(exc, CallFailure):  # tooldeck's own words, already bounded
+            return failure_text(exc)
         if isinstance(exc, CallTimeout):
             return f"Tool '{clip(self._spec.name)}' timed out after {self._timeout:g} seconds"
-        if not isinstance(exc, CallFailure):
-            logger.debug("tool %r raised", self._spec.name, exc_info=exc)
-        return failure_text(exc)
+        if isinstance(exc, TooManyAbandoned):
+            return f"Tool '{clip(self._spec.name)}' is not called now: {exc}"
+        logger.debug("tool %r raised", self._spec.name, exc_info=exc)
+        return outside_text(failure_text(exc))
 
     def _runners(self) -> tuple[SyncRunner, AsyncRunner]:
         """Pick, once, how this tool runs from sync and from async code."""
@@ -402,6 +426,8 @@ class Tool(BaseTool, Generic[P, R]):
             is_async=spec.is_async,
             timeout=self._timeout,
             checked=spec.returns_tool_result,
+            awaits=self._awaits,
+            lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
         )
 
     # -- changed by the catalogs holding it (tooldeck._catalog) -------------------------

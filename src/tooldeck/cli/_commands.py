@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from tooldeck import Tool, ToolRegistry
+from tooldeck import Tool, ToolRegistry, ToolResult
 from tooldeck.errors import ToolDeckError
 
 from ._usage import UsageError, first_line
@@ -156,9 +156,14 @@ def _json_or_text(text: str) -> Any:
 
 
 def _to_text(value: Any) -> str:
+    """The value as indented JSON, or — when it has none (circular, an int too long to
+    print, a ``__str__`` that raises) — as a model would read it, which never fails."""
     if isinstance(value, str):
         return value
-    return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False, indent=2)
+    try:
+        return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False, indent=2)
+    except Exception:
+        return str(ToolResult.ok(value))
 
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
