@@ -26,6 +26,7 @@ from .errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
 
 if TYPE_CHECKING:
     import fastmcp  # noqa: TID251 - a type only; tooldeck.mcp does the importing
+    from starlette.applications import Starlette
 
 __all__ = ["ToolRegistry", "tool", "tool_func"]
 
@@ -116,6 +117,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         timeout: float | None = None,
         enabled: bool = True,
         replace: bool = False,
+        annotations: Mapping[str, Any] | None = None,
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
@@ -123,7 +125,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
 
         Works bare (``@registry.tool``) and with options (``@registry.tool(tags=[...])``).
         Options: ``name``, ``description``, ``tags``, ``args_schema``, ``timeout``,
-        ``enabled``, ``replace``.
+        ``enabled``, ``replace``, ``annotations`` (MCP tool annotations).
         """
         if isinstance(func, str):  # @registry.tool("name"), as LangChain allows
             options["name"], func = func, None
@@ -148,6 +150,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         timeout: float | None = None,
         enabled: bool = True,
         replace: bool = False,
+        annotations: Mapping[str, Any] | None = None,
     ) -> Tool[..., Any]:
         """Register a function, a `Tool` or a `BaseTool`; return the Tool.
 
@@ -177,6 +180,7 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
                 args_schema=args_schema,
                 timeout=timeout,
                 enabled=enabled,
+                annotations=annotations,
             )
         if isinstance(obj, Tool):
             new = obj
@@ -191,7 +195,9 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
                 manual_params=kwargs,
                 returns=EMPTY if returns is None else returns,
             )
-            new = Tool(obj, tags=tags, timeout=timeout, enabled=enabled, spec=spec)
+            new = Tool(
+                obj, tags=tags, timeout=timeout, enabled=enabled, annotations=annotations, spec=spec
+            )
             extra_tags = None
         else:
             raise ToolDefinitionError(f"cannot register {obj!r}: not callable")
@@ -491,15 +497,18 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         replace: bool = False,
         timeout: float | None = 60.0,
+        prefix: str = "",
     ) -> list[Tool[..., Any]]:
-        """Import an MCP server's tools as proxies (see `tooldeck.mcp`).
+        """Import an MCP server's tools as proxies (see `tooldeck.mcp.use_mcp`).
 
-        A proxied call that takes longer than ``timeout`` seconds answers ``None``
-        (seed 001 §7.2's failure value); ``timeout=None`` waits forever.
+        ``timeout`` bounds the import and every proxied call (``None``: no bound);
+        ``prefix`` is put before every remote name (``"git_"`` → ``git_status``).
         """
         from . import mcp
 
-        return mcp.use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
+        return mcp.use_mcp(
+            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+        )
 
     async def async_use_mcp(
         self,
@@ -508,11 +517,14 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         replace: bool = False,
         timeout: float | None = 60.0,
+        prefix: str = "",
     ) -> list[Tool[..., Any]]:
         """Async twin of `use_mcp`."""
         from . import mcp
 
-        return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
+        return await mcp.async_use_mcp(
+            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+        )
 
     def as_mcp_server(self, name: str = "tooldeck", *, tags: Tags = None) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools."""
@@ -526,15 +538,48 @@ class ToolRegistry(metaclass=_DefaultRegistryMeta):
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
-        token: str | None = None,
+        token: str | Mapping[str, str] | None = None,
         name: str = "tooldeck",
         tags: Tags = None,
+        stateless: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``)."""
         from . import mcp
 
         mcp.serve(
-            self, transport=transport, host=host, port=port, token=token, name=name, tags=tags
+            self,
+            transport=transport,
+            host=host,
+            port=port,
+            token=token,
+            name=name,
+            tags=tags,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+        )
+
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        token: str | Mapping[str, str] | None = None,
+        stateless: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
+        name: str = "tooldeck",
+        tags: Tags = None,
+    ) -> Starlette:
+        """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
+        from . import mcp
+
+        return mcp.http_app(
+            self,
+            path=path,
+            token=token,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+            name=name,
+            tags=tags,
         )
 
     def close(self) -> None:
@@ -608,6 +653,7 @@ def tool(
     timeout: float | None = None,
     enabled: bool = True,
     replace: bool = False,
+    annotations: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -615,7 +661,8 @@ def tool(func: Any = None, /, **options: Any) -> Any:
     """Turn a function into a `Tool`, registered in the default registry.
 
     ``@tool``, ``@tool(...)`` and ``@tool("name")`` all work. Options: ``name``,
-    ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``.
+    ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``,
+    ``annotations`` (MCP tool annotations).
     """
     return ToolRegistry.default().tool(func, **options)
 

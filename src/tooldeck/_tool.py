@@ -114,6 +114,9 @@ class Tool(BaseTool, Generic[P, R]):
         args_schema: A Pydantic v2 or v1 model that replaces signature introspection.
         timeout: Seconds a call may take before it fails.
         enabled: A disabled tool is left out of listings and exports, and calls fail.
+        annotations: MCP tool annotations: ``title`` (a ``str``) and the hints
+            ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+            ``openWorldHint`` (``bool``s). Exported in the ``mcp`` format and served.
 
     Attributes:
         max_argument_bytes: The largest JSON text accepted as arguments, in bytes
@@ -133,12 +136,14 @@ class Tool(BaseTool, Generic[P, R]):
         args_schema: type[Any] | None = None,
         timeout: float | None = None,
         enabled: bool = True,
+        annotations: Mapping[str, Any] | None = None,
         spec: ToolSpec | None = None,
     ) -> None:
         if spec is None:
             spec = build_spec(func, name=name, description=description, args_schema=args_schema)
         self.func = func
         self._spec = spec
+        self._annotations = check_annotations(annotations, spec.name)
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
@@ -207,6 +212,12 @@ class Tool(BaseTool, Generic[P, R]):
         return self._tags
 
     @property
+    def annotations(self) -> dict[str, Any] | None:
+        """The MCP tool annotations (a fresh copy), or ``None`` when none were given."""
+        annotations = self._annotations
+        return None if annotations is None else dict(annotations)
+
+    @property
     def enabled(self) -> bool:
         """Whether the tool is listed, exported and callable."""
         return self._enabled
@@ -258,6 +269,7 @@ class Tool(BaseTool, Generic[P, R]):
             returns=spec.returns,
             tags=self._tags,
             strict=strict,
+            annotations=self.annotations,
         )
 
     # -- calling: the Agently face ------------------------------------------------------
@@ -532,6 +544,40 @@ def _merge(arguments: Arguments, kwargs: dict[str, Any], limit: int | None) -> A
     if not isinstance(arguments, Mapping):
         return arguments  # validation reports the non-object
     return {**arguments, **kwargs}
+
+
+ANNOTATION_TYPES: dict[str, type] = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
+"""MCP's tool annotations and the type each takes."""
+
+
+def check_annotations(annotations: Mapping[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """MCP tool annotations, checked: known keys, each of its type (``None`` for none)."""
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping):
+        raise ToolDefinitionError(
+            f"annotations must be a mapping, got {type(annotations).__name__}", tool=name
+        )
+    checked: dict[str, Any] = {}
+    for key, value in annotations.items():
+        kind = ANNOTATION_TYPES.get(key) if isinstance(key, str) else None
+        if kind is None:
+            known = ", ".join(ANNOTATION_TYPES)
+            raise ToolDefinitionError(
+                f"unknown MCP annotation {key!r}; the annotations are {known}", tool=name
+            )
+        if not isinstance(value, kind):
+            raise ToolDefinitionError(
+                f"annotation {key!r} must be a {kind.__name__}, got {value!r}", tool=name
+            )
+        checked[key] = value
+    return checked
 
 
 def _check_timeout(timeout: float | None, name: str) -> float | None:
