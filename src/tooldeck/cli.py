@@ -223,10 +223,27 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: %(default)s")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP only; default: %(default)s")
+    parser.add_argument("--port", type=_port, default=8000, help="HTTP only; default: %(default)s")
     parser.add_argument(
         "--token",
-        help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set)",
+        dest="tokens",
+        action="append",
+        metavar="TOKEN | NAME=TOKEN",
+        help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set); "
+        "repeat as NAME=TOKEN for several clients, each known by its NAME",
+    )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP only: keep no per-client session (for several processes behind a load balancer)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        dest="allowed_hosts",
+        action="append",
+        metavar="HOST",
+        help="HTTP only: accept this Host name besides loopback ones (repeat for several; "
+        "patterns such as *.example.com work)",
     )
     parser.add_argument("--name", default="tooldeck", help="the server name clients see")
     parser.add_argument(
@@ -237,6 +254,17 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         help="serve only tools carrying this tag (repeat for several: any of them)",
     )
     parser.set_defaults(run=run_serve)
+
+
+def _port(text: str) -> int:
+    """``--port``: an integer from 0 to 65535 (argparse reports anything else)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 65535, got {text!r}")
+    return port
 
 
 # -- loading tools -------------------------------------------------------------------------
@@ -514,8 +542,15 @@ def _to_text(value: Any) -> str:
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck serve``: the registry as an MCP server, until interrupted."""
-    if options.token and options.transport == "stdio":
-        raise UsageError("--token protects the HTTP transport; add --transport http")
+    http_only = {
+        "--token": options.tokens,
+        "--stateless": options.stateless,
+        "--allow-host": options.allowed_hosts,
+    }
+    given = [flag for flag, value in http_only.items() if value]
+    if given and options.transport == "stdio":
+        raise UsageError(f"{', '.join(given)} apply to HTTP; add --transport http")
+    token = _serve_token(options.tokens)
     if not registry.list_tools(options.tags):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
@@ -523,13 +558,46 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
             transport=options.transport,
             host=options.host,
             port=options.port,
-            token=options.token,
+            token=token,
             name=options.name,
             tags=options.tags,
+            stateless=options.stateless,
+            allowed_hosts=options.allowed_hosts,
         )
-    except ImportError as exc:  # the `mcp` extra is missing
+    except (ImportError, ValueError, OSError) as exc:
+        # The `mcp` extra is missing, an empty token, a port that cannot be listened on.
         raise UsageError(_first_line(exc)) from exc
     return 0
+
+
+def _serve_token(values: list[str] | None) -> str | dict[str, str] | None:
+    """``--token``: one token, or ``NAME=TOKEN`` pairs → ``{token: name}``.
+
+    A single value is ``NAME=TOKEN`` when it has a name before its first ``=`` and a
+    token after it that does not start with ``=`` (base64 padding stays a token).
+    """
+    if not values:
+        return None
+    pairs = [_named_token(value) for value in values]
+    if len(values) == 1 and pairs[0] is None:
+        return values[0]  # an empty one is refused by serve(), with the reason
+    if any(pair is None for pair in pairs):
+        raise UsageError("--token given several times: give each as NAME=TOKEN")
+    named: dict[str, str] = {}
+    for name, token in (pair for pair in pairs if pair is not None):
+        if token in named:
+            raise UsageError(f"--token: two clients ({named[token]}, {name}) share one token")
+        named[token] = name
+    return named
+
+
+def _named_token(value: str) -> tuple[str, str] | None:
+    name, sep, token = value.partition("=")
+    if not sep or not name or not token or token.startswith("="):
+        return None
+    if not all(c.isalnum() or c in "_.-@" for c in name):
+        return None
+    return name, token
 
 
 def _print_json(value: Any) -> None:
