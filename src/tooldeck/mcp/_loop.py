@@ -128,4 +128,3 @@ def spawn(coro: Coroutine[Any, Any, Any]) -> None:
         start()
     else:
         target.call_soon_threadsafe(start)
-

@@ -34,7 +34,7 @@ from tooldeck._jsonschema import schema_validator
 from tooldeck._result import clip, problem_lines
 from tooldeck._tool import Tool
 
-from ._proxy import ProxyTool
+from ._proxy import ProxyTool, output_problems
 from ._session import RemoteFailure
 
 if TYPE_CHECKING:
@@ -129,12 +129,10 @@ class ServedTool(FastMCPTool):
         schema = self._export.get("outputSchema")
         if schema is None:
             return []
-        if structured is None:
-            return ["no structured content"]
         cached = _CHECKS.get(self._tool)
         if cached is None or cached[0] is not schema:
             cached = _CHECKS[self._tool] = (schema, schema_validator(schema))
-        return cached[1](structured)
+        return output_problems(cached[1], structured)
 
 
 def served_tool(tool: Tool[..., Any], exported: Mapping[str, Any]) -> ServedTool:

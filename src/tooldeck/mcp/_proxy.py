@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json
@@ -41,7 +41,7 @@ from ._session import RemoteFailure, Session
 if TYPE_CHECKING:
     import mcp_types
 
-__all__ = ["ProxyTool", "sanitise_name", "to_value"]
+__all__ = ["ProxyTool", "error_text", "output_problems", "sanitise_name", "to_value"]
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _LOOP_GRACE = 1.0  # seconds a caller waits past the timeout for the MCP loop itself
@@ -89,6 +89,20 @@ def error_text(result: mcp_types.CallToolResult) -> str:
     return "\n".join(texts) if texts else "the tool failed without saying why"
 
 
+def output_problems(check: Callable[[Any], list[str]], structured: Any) -> list[str]:
+    """``check``'s problems with a result's structured content, one per line.
+
+    The checker names the root ``arguments`` (it was written for them): here it is the
+    result.
+    """
+    if structured is None:
+        return ["no structured content"]
+    return [
+        "the result" + line.removeprefix("arguments") if line.startswith("arguments:") else line
+        for line in check(structured)
+    ]
+
+
 def _marked_wrapped(meta: Mapping[str, Any] | None) -> bool:
     section = (meta or {}).get("fastmcp")
     return isinstance(section, Mapping) and bool(section.get("wrap_result"))
@@ -117,7 +131,7 @@ class ProxyTool(Tool[..., Any]):
         self.remote = remote
         output = remote.output_schema
         self._wrapped = bool(output and output.get("x-fastmcp-wrap-result"))
-        self._output_problems = schema_validator(output) if output else None
+        self._output_check = schema_validator(output) if output else None
         annotations = remote.annotations
         super().__init__(
             functools.partial(_call_proxy, self),
@@ -216,11 +230,10 @@ class ProxyTool(Tool[..., Any]):
         except RemoteFailure as failure:
             logger.debug("MCP call of %r failed: %s", self.remote.name, failure)
             return failure
-        problems = self._output_problems
-        if problems is None or result.is_error:
+        check = self._output_check
+        if check is None or result.is_error:
             return result
-        structured = result.structured_content
-        lines = ["no structured content"] if structured is None else problems(structured)
+        lines = output_problems(check, result.structured_content)
         if not lines:
             return result
         return RemoteFailure(
