@@ -35,6 +35,7 @@ from tooldeck import ToolRegistry, ToolResult
 ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / ".cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PNG = b"\x89PNG\r\n\x1a\n-not-really"
+FAULTY = ROOT / "tests" / "reliability" / "servers" / "faulty_mcp.py"
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -195,20 +196,24 @@ async def test_a_chain_of_gateways_changes_nothing(origin: FastMCP[Any]) -> None
             await compare_listings(direct, through)
 
 
-async def test_an_unreachable_server_is_a_failure_naming_it() -> None:
+async def test_a_server_that_is_gone_is_a_failure_naming_it(tmp_path: Path) -> None:
+    # A stdio server that crashes, and cannot be started again (its script is gone).
+    script = tmp_path / "faulty_mcp.py"
+    script.write_text(FAULTY.read_text())
+    transport = StdioTransport(sys.executable, [str(script)])
     async with ToolRegistry() as gateway:
-        server = origin_server()
-        await gateway.async_use_mcp(Client(server))
-        await gateway.aclose()
-        gateway.get("add").session.transport = "http://127.0.0.1:9/mcp"  # type: ignore[union-attr]
-        assert await gateway.async_call_tool("add", {"a": 1}) is None  # seed 001 §7.2
-        failed = await gateway.execute("add", {"a": 1})
+        await gateway.async_use_mcp(transport, timeout=10)
+        assert isinstance(await gateway.async_call_tool("good", {}), int)
+        assert await gateway.async_call_tool("crash", {}) is None  # seed 001 §7.2
+        script.unlink()
+        assert await gateway.async_call_tool("good", {}) is None
+        failed = await gateway.execute("good", {})
         assert not failed.success
-        assert "MCP server" in (failed.error or "")
+        assert (failed.error or "").startswith(f"MCP server {sys.executable} {script} failed")
         async with Client(gateway.as_mcp_server()) as through:
-            result = await through.call_tool_mcp("add", {"a": 1})
+            result = await through.call_tool_mcp("good", {})
         assert result.is_error
-        assert result.content[0].text == failed.error  # type: ignore[union-attr]
+        assert result.content[0].text.startswith(f"MCP server {sys.executable} {script}")  # type: ignore[union-attr]
 
 
 # -- a tooldeck registry behind a tooldeck gateway ------------------------------------------------

@@ -271,6 +271,7 @@ async def test_a_clash_with_a_local_tool_registers_nothing(server: FastMCP[Any])
     assert caught.value.name == "profile"
     assert registry.list_tools() == ["profile"]
     assert registry.get("profile") is profile
+    assert registry._mcp_state.sessions == {}  # the session it opened is closed again
 
     proxies = await registry.async_use_mcp(server, replace=True)
     assert registry.get("profile") in proxies

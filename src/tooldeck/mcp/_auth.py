@@ -82,8 +82,18 @@ class BearerTokens:
     """ASGI middleware: let requests with one of the tokens through, answer others 401."""
 
     def __init__(self, app: ASGIApp, tokens: Mapping[str, str]) -> None:
+        from fastmcp.server.auth import AccessToken
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+        from starlette.authentication import AuthCredentials
+
         self.app = app
         self.tokens = [(key.encode(), client) for key, client in tokens.items()]
+        # How fastmcp's own auth marks a request (what `get_access_token` reads).
+        self._access, self._user, self._credentials = (
+            AccessToken,
+            AuthenticatedUser,
+            AuthCredentials,
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -94,13 +104,9 @@ class BearerTokens:
         if client is None:
             await _unauthorized(send, _MISSING if credential is None else _WRONG)
             return
-        from fastmcp.server.auth import AccessToken
-        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-        from starlette.authentication import AuthCredentials
-
-        access = AccessToken(token=credential or "", client_id=client, scopes=[])
-        scope["user"] = AuthenticatedUser(access)
-        scope["auth"] = AuthCredentials([])
+        access = self._access(token=credential or "", client_id=client, scopes=[])
+        scope["user"] = self._user(access)
+        scope["auth"] = self._credentials([])
         await self.app(scope, receive, send)
 
     def _client_for(self, credential: str) -> str | None:

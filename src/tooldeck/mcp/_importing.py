@@ -40,7 +40,7 @@ from tooldeck.errors import (
 from . import _loop
 from ._extra import require_fastmcp
 from ._proxy import ProxyTool, sanitise_name
-from ._session import PING_GRACE, RemoteFailure, Session
+from ._session import RemoteFailure, Session
 
 if TYPE_CHECKING:
     import mcp_types
@@ -53,7 +53,9 @@ Tags = str | Iterable[str] | None
 Listing = tuple[list["mcp_types.Tool"], list[tuple[str, str]]]
 
 CALL_TIMEOUT = 60.0  # default seconds an import, and each proxied call, may take
-_GRACE = 1.0  # seconds past the timeout a caller waits for tooldeck's own work
+# Seconds past the timeout a caller waits for the MCP loop, which bounds the work at the
+# timeout plus a ping (`PING_GRACE`): this only fires if the loop itself stalled.
+_GRACE = 1.0
 _PREFIX_RULE = "letters, digits, '_' and '-', at most 63 of them"
 
 
@@ -80,7 +82,8 @@ def _state(registry: ToolRegistry) -> _State:
 
 
 def _close_soon(state: _State) -> None:
-    _loop.spawn(_close_all(state))
+    if state.sessions and _loop.started():
+        _loop.spawn(_close_all(state))
 
 
 def _server_key(transport: Any) -> Any:
@@ -170,7 +173,7 @@ class _Import:
         self.replace = replace
         self.timeout = _check_timeout(timeout)
         self.prefix = _check_prefix(prefix)
-        self.bound = None if self.timeout is None else self.timeout + PING_GRACE + _GRACE
+        self.bound = None if self.timeout is None else self.timeout + _GRACE
         self.state, self.key = _state(registry), _server_key(transport)
         with self.state.lock:
             session = self.state.sessions.get(self.key)
@@ -181,7 +184,8 @@ class _Import:
         self.session = session
 
     def fail(self, exc: BaseException) -> NoReturn:
-        """Forget a session this import opened (stopping what it started), then raise."""
+        """Forget a session this import opened (stopping what it started), then raise
+        ``exc``, as an `MCPConnectionError` when the server is why."""
         state, session = self.state, self.session
         if self.created:
             with state.lock:
@@ -217,6 +221,19 @@ class _Import:
         tools, rejected = listing
         proxies, skipped = _proxies(self.session, tools, self.extra, self.prefix)
         skipped = [f"{name!r} ({reason})" for name, reason in rejected] + skipped
+        try:
+            self._register(proxies)
+        except DuplicateToolError as exc:
+            self.fail(exc)
+        if skipped:
+            warnings.warn(
+                f"use_mcp skipped {len(skipped)} tool(s) of MCP server "
+                f"{self.session.server}: {'; '.join(skipped)}",
+                stacklevel=4,
+            )
+        return list(proxies)
+
+    def _register(self, proxies: list[ProxyTool]) -> None:
         registry, state = self.registry, self.state
         with registry._lock, state.lock:
             previous = state.imported.get(self.key, {})
@@ -228,13 +245,6 @@ class _Import:
                     registry.unregister(name)
             state.sessions[self.key] = self.session
             state.imported[self.key] = mine
-        if skipped:
-            warnings.warn(
-                f"use_mcp skipped {len(skipped)} tool(s) of MCP server "
-                f"{self.session.server}: {'; '.join(skipped)}",
-                stacklevel=4,
-            )
-        return list(proxies)
 
 
 def _check_timeout(timeout: Any) -> float | None:

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["call", "call_sync", "loop", "on_loop_thread", "spawn"]
+__all__ = ["call", "call_sync", "loop", "on_loop_thread", "spawn", "started"]
 
 T = TypeVar("T")
 
@@ -63,6 +63,11 @@ def loop() -> asyncio.AbstractEventLoop:
             ready.wait()
             _loop = new_loop
         return _loop
+
+
+def started() -> bool:
+    """Whether the MCP loop has been started (in this process)."""
+    return _loop is not None
 
 
 def on_loop_thread() -> bool:

@@ -131,7 +131,6 @@ class ProxyTool(Tool[..., Any]):
         self.remote = remote
         output = remote.output_schema
         self._wrapped = bool(output and output.get("x-fastmcp-wrap-result"))
-        self._output_check = schema_validator(output) if output else None
         annotations = remote.annotations
         super().__init__(
             functools.partial(_call_proxy, self),
@@ -141,6 +140,12 @@ class ProxyTool(Tool[..., Any]):
             else None,
             spec=_spec(name, remote, self._wrapped),
         )
+
+    @functools.cached_property
+    def _output_check(self) -> Callable[[Any], list[str]] | None:
+        # Built on the first call: most imported tools are never called.
+        output = self.remote.output_schema
+        return schema_validator(output) if output else None
 
     @property
     def title(self) -> str | None:

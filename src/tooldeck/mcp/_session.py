@@ -122,8 +122,9 @@ class Session:
         return await asyncio.shield(opening)
 
     async def _open(self) -> fastmcp.Client[Any]:
-        from ._transports import new_client
+        from ._transports import Refusals, new_client
 
+        self.refusals = Refusals()  # what this opening's HTTP answers say, afresh
         client = new_client(self.transport, self.server, self.refusals)
         try:
             await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
