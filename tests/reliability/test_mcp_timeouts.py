@@ -310,3 +310,53 @@ def test_an_async_tool_calling_a_proxy_synchronously_from_sync_code(server: str)
     )
     assert not result["hung"]
     assert result["outcome"] == [42, 20, 2]
+
+
+# -- exit -------------------------------------------------------------------------------------
+
+
+def gone(pid: int, seconds: float = 5.0) -> bool:
+    """Whether a process has exited (a zombie counts: it no longer runs)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def test_a_program_that_exits_right_after_a_failed_import_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        try:
+            registry.use_mcp(stubborn("freeze", {str(pidfile)!r}), timeout=TIMEOUT)
+        except Exception as exc:
+            report(error=kind(exc), pid=int(Path({str(pidfile)!r}).read_text()))
+        """  # and exits at once: the cleanup in flight is finished at exit
+    )
+    assert result["error"] == "MCPTimeoutError"
+    assert gone(result["pid"]), "the frozen server outlived the program"
+
+
+def test_a_program_that_exits_without_closing_leaves_no_frozen_process(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        import os, signal
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
+        pid = registry.call_tool("good")
+        os.kill(pid, signal.SIGSTOP)
+        report(pid=pid)
+        """  # and exits without close(): its sessions are closed at exit
+    )
+    assert gone(result["pid"]), "the frozen server outlived the program"

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
 import warnings
@@ -68,12 +69,32 @@ class _State:
         self.imported: dict[Any, dict[str, Tool[..., Any]]] = {}  # server key → its proxies
 
 
+# Every registry's MCP state, for `_close_at_exit`.
+_STATES: weakref.WeakSet[_State] = weakref.WeakSet()
+_EXIT_WAIT = 10.0  # seconds exit waits, at most, for server processes to stop
+
+
+def _close_at_exit() -> None:
+    """Close every session still open, and wait for the server processes to stop.
+
+    The MCP loop is a daemon thread: it dies with the interpreter, and with it any
+    cleanup in flight. A server that exits when its stdin closes would go anyway; a
+    frozen one (or one whose failed import is still being cleaned up) would not.
+    """
+    if _loop.started():
+        _loop.drain([_close_all(state) for state in list(_STATES) if state.sessions], _EXIT_WAIT)
+
+
+atexit.register(_close_at_exit)
+
+
 def _state(registry: ToolRegistry) -> _State:
     state = registry._mcp_state
     if state is None:
         with registry._lock:
             if registry._mcp_state is None:
                 registry._mcp_state = _State()
+                _STATES.add(registry._mcp_state)
                 # A registry dropped without close() still ends its sessions (and
                 # the stdio servers they started).
                 weakref.finalize(registry, _close_soon, registry._mcp_state)

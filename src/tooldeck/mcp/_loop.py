@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["call", "call_sync", "loop", "on_loop_thread", "spawn", "started"]
+__all__ = ["call", "call_sync", "drain", "loop", "on_loop_thread", "spawn", "started", "track"]
 
 T = TypeVar("T")
 
@@ -125,11 +126,33 @@ def spawn(coro: Coroutine[Any, Any, Any]) -> None:
     target = loop()
 
     def start() -> None:
-        task = target.create_task(coro)
-        _background.add(task)
-        task.add_done_callback(_background.discard)
+        track(target.create_task(coro))
 
     if on_loop_thread():
         start()
     else:
         target.call_soon_threadsafe(start)
+
+
+def track(task: asyncio.Task[Any]) -> None:
+    """Keep a fire-and-forget task alive until done, and let `drain` wait for it."""
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+def drain(work: list[Coroutine[Any, Any, Any]], bound: float) -> None:
+    """Run ``work`` and every task started with `spawn`/`track`, waiting at most ``bound``
+    seconds for all of them (for exit: the loop's thread dies with the interpreter)."""
+    current = _loop
+    if current is None or current.is_closed():
+        for coro in work:
+            coro.close()
+        return
+
+    async def finish() -> None:
+        pending = [*(asyncio.ensure_future(coro) for coro in work), *_background]
+        if pending:
+            await asyncio.wait(pending, timeout=bound)
+
+    with contextlib.suppress(Exception):  # at exit, nothing is left to report it to
+        asyncio.run_coroutine_threadsafe(finish(), current).result(bound + 1)

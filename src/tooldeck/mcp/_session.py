@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._shifting import CallTimeout, with_timeout
 
+from . import _loop
 from ._extra import logger
 
 if TYPE_CHECKING:
@@ -194,6 +195,7 @@ class Session:
         task = asyncio.ensure_future(_quietly_close(client))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
+        _loop.track(task)  # waited for at exit too
 
 
 async def _answers(client: fastmcp.Client[Any], budget: float) -> bool:
