@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -61,3 +62,34 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+MCP_PUBLIC = [
+    "MCPAuthError",
+    "MCPConnectionError",
+    "MCPTimeoutError",
+    "aclose",
+    "as_mcp_server",
+    "async_use_mcp",
+    "client_id",
+    "close",
+    "http_app",
+    "sanitise_name",
+    "serve",
+    "to_value",
+    "use_mcp",
+]
+
+
+def test_the_mcp_package_names_are_exactly_its_all_and_load_no_fastmcp() -> None:
+    code = (
+        "import sys, json, tooldeck.mcp as m\n"
+        "loaded = [n for n in ('fastmcp', 'mcp', 'mcp_types', 'starlette') if n in sys.modules]\n"
+        "print(json.dumps([m.__all__, [n for n in m.__all__ if not getattr(m, n).__doc__], "
+        "loaded]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    names, undocumented, loaded = json.loads(out.stdout)
+    assert names == MCP_PUBLIC
+    assert undocumented == []
+    assert loaded == []

@@ -58,6 +58,7 @@ class BaseRegistry:
         timeout: float | None = None,
         enabled: bool = True,
         replace: bool = False,
+        annotations: Mapping[str, Any] | None = None,
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
@@ -65,7 +66,7 @@ class BaseRegistry:
 
         Works bare (``@registry.tool``) and with options (``@registry.tool(tags=[...])``).
         Options: ``name``, ``description``, ``tags``, ``args_schema``, ``timeout``,
-        ``enabled``, ``replace``.
+        ``enabled``, ``replace``, ``annotations`` (MCP tool annotations).
         """
         if isinstance(func, str):  # @registry.tool("name"), as LangChain allows
             options["name"], func = func, None
@@ -92,6 +93,7 @@ class BaseRegistry:
         timeout: float | None = None,
         enabled: bool = True,
         replace: bool = False,
+        annotations: Mapping[str, Any] | None = None,
     ) -> Tool[..., Any]:
         """Register a function, a `Tool` or a `BaseTool`; return the Tool.
 
@@ -121,6 +123,7 @@ class BaseRegistry:
                 args_schema=args_schema,
                 timeout=timeout,
                 enabled=enabled,
+                annotations=annotations,
             )
         if isinstance(obj, Tool):
             new = obj
@@ -135,7 +138,9 @@ class BaseRegistry:
                 manual_params=kwargs,
                 returns=EMPTY if returns is None else returns,
             )
-            new = Tool(obj, tags=tags, timeout=timeout, enabled=enabled, spec=spec)
+            new = Tool(
+                obj, tags=tags, timeout=timeout, enabled=enabled, annotations=annotations, spec=spec
+            )
             extra_tags = None
         else:
             raise ToolDefinitionError(f"cannot register {obj!r}: not callable")

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import ParamSpec, Self
 
-from ._base_registry import BaseRegistry, Tags
+from ._base_registry import BaseRegistry, Match, Tags
 from ._tool import Tool
 
 if TYPE_CHECKING:
     import fastmcp  # noqa: TID251 - a type only; tooldeck.mcp does the importing
+    from starlette.applications import Starlette
 
 __all__ = ["ToolRegistry", "tool", "tool_func"]
 
@@ -87,15 +88,18 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         replace: bool = False,
         timeout: float | None = 60.0,
+        prefix: str = "",
     ) -> list[Tool[..., Any]]:
-        """Import an MCP server's tools as proxies (see `tooldeck.mcp`).
+        """Import an MCP server's tools as proxies (see `tooldeck.mcp.use_mcp`).
 
-        A proxied call that takes longer than ``timeout`` seconds answers ``None``
-        (seed 001 §7.2's failure value); ``timeout=None`` waits forever.
+        ``timeout`` bounds the import and every proxied call (``None``: no bound);
+        ``prefix`` is put before every remote name (``"git_"`` → ``git_status``).
         """
         from . import mcp
 
-        return mcp.use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
+        return mcp.use_mcp(
+            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+        )
 
     async def async_use_mcp(
         self,
@@ -104,17 +108,22 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         replace: bool = False,
         timeout: float | None = 60.0,
+        prefix: str = "",
     ) -> list[Tool[..., Any]]:
         """Async twin of `use_mcp`."""
         from . import mcp
 
-        return await mcp.async_use_mcp(self, transport, tags=tags, replace=replace, timeout=timeout)
+        return await mcp.async_use_mcp(
+            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+        )
 
-    def as_mcp_server(self, name: str = "tooldeck", *, tags: Tags = None) -> fastmcp.FastMCP:
+    def as_mcp_server(
+        self, name: str = "tooldeck", *, tags: Tags = None, match: Match = "any"
+    ) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools."""
         from . import mcp
 
-        return mcp.as_mcp_server(self, name=name, tags=tags)
+        return mcp.as_mcp_server(self, name=name, tags=tags, match=match)
 
     def serve(
         self,
@@ -122,15 +131,53 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
-        token: str | None = None,
+        token: str | Mapping[str, str] | None = None,
         name: str = "tooldeck",
         tags: Tags = None,
+        match: Match = "any",
+        stateless: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
     ) -> None:
-        """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``)."""
+        """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
+        `tooldeck.mcp.serve`)."""
         from . import mcp
 
         mcp.serve(
-            self, transport=transport, host=host, port=port, token=token, name=name, tags=tags
+            self,
+            transport=transport,
+            host=host,
+            port=port,
+            token=token,
+            name=name,
+            tags=tags,
+            match=match,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+        )
+
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        token: str | Mapping[str, str] | None = None,
+        stateless: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
+        name: str = "tooldeck",
+        tags: Tags = None,
+        match: Match = "any",
+    ) -> Starlette:
+        """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
+        from . import mcp
+
+        return mcp.http_app(
+            self,
+            path=path,
+            token=token,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+            name=name,
+            tags=tags,
+            match=match,
         )
 
     def close(self) -> None:
@@ -179,6 +226,7 @@ def tool(
     timeout: float | None = None,
     enabled: bool = True,
     replace: bool = False,
+    annotations: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -186,7 +234,8 @@ def tool(func: Any = None, /, **options: Any) -> Any:
     """Turn a function into a `Tool`, registered in the default registry.
 
     ``@tool``, ``@tool(...)`` and ``@tool("name")`` all work. Options: ``name``,
-    ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``.
+    ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``,
+    ``annotations`` (MCP tool annotations).
     """
     return ToolRegistry.default().tool(func, **options)
 

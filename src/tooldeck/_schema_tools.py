@@ -2,6 +2,7 @@
 
 Their arguments are validated with `jsonschema` (JSON Schema's own semantics: no
 coercion, no lenient parsing, extra arguments passed on where the schema allows them).
+(MCP proxies, also defined by a schema, leave validation to their server: `tooldeck.mcp`.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._spec import EMPTY, Param, ToolSpec, check_name
 from ._tool import BaseTool, Tool
 from .errors import ToolDefinitionError
 
-__all__ = ["from_base_tool", "schema_tool"]
+__all__ = ["from_base_tool", "schema_params", "schema_tool"]
 
 
 _JSON_TYPES: dict[str, Any] = {
@@ -82,7 +83,7 @@ def schema_tool(
         parameters=schema,
         returns=None if returns is None else copy_json(returns),
         return_annotation=ToolResult if returns_tool_result else EMPTY,
-        params=_schema_params(schema),
+        params=schema_params(schema),
         validate_python=validate_python,
         validate_json=validate_json,
         positional=(),
@@ -92,7 +93,8 @@ def schema_tool(
     return Tool(func, tags=tags, timeout=timeout, spec=spec)
 
 
-def _schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
+def schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
+    """Agently's view of a JSON Schema's properties: name, base type, default, description."""
     params = []
     for key, prop in schema.get("properties", {}).items():
         kind = prop.get("type") if isinstance(prop, dict) else None

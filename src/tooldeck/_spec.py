@@ -14,7 +14,16 @@ from typing import Any
 
 from .errors import ToolDefinitionError
 
-__all__ = ["EMPTY", "NAME_RULE", "Param", "ToolSpec", "Validate", "check_name"]
+__all__ = [
+    "ANNOTATION_TYPES",
+    "EMPTY",
+    "NAME_RULE",
+    "Param",
+    "ToolSpec",
+    "Validate",
+    "check_annotations",
+    "check_name",
+]
 
 
 NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -96,3 +105,37 @@ def check_name(name: Any, *, func_name: str | None = None) -> str:
             tool=func_name,
         )
     return name
+
+
+ANNOTATION_TYPES: dict[str, type] = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
+"""MCP's tool annotations and the type each takes."""
+
+
+def check_annotations(annotations: Mapping[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """MCP tool annotations, checked: known keys, each of its type (``None`` for none)."""
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping):
+        raise ToolDefinitionError(
+            f"annotations must be a mapping, got {type(annotations).__name__}", tool=name
+        )
+    checked: dict[str, Any] = {}
+    for key, value in annotations.items():
+        kind = ANNOTATION_TYPES.get(key) if isinstance(key, str) else None
+        if kind is None:
+            known = ", ".join(ANNOTATION_TYPES)
+            raise ToolDefinitionError(
+                f"unknown MCP annotation {key!r}; the annotations are {known}", tool=name
+            )
+        if not isinstance(value, kind):
+            raise ToolDefinitionError(
+                f"annotation {key!r} must be a {kind.__name__}, got {value!r}", tool=name
+            )
+        checked[key] = value
+    return checked

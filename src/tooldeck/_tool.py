@@ -20,7 +20,7 @@ import inspect
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic_core import ValidationError
@@ -52,7 +52,7 @@ from ._running import (
 )
 from ._schema import build_spec
 from ._shifting import run_coroutine
-from ._spec import ToolSpec
+from ._spec import ToolSpec, check_annotations
 from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
 from .errors import ToolDefinitionError
 from .exporters import export_tool
@@ -126,6 +126,9 @@ class Tool(BaseTool, Generic[P, R]):
         args_schema: A Pydantic v2 or v1 model that replaces signature introspection.
         timeout: Seconds a call may take before it fails.
         enabled: A disabled tool is left out of listings and exports, and calls fail.
+        annotations: MCP tool annotations: ``title`` (a ``str``) and the hints
+            ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+            ``openWorldHint`` (``bool``s). Exported in the ``mcp`` format and served.
 
     Attributes:
         max_argument_bytes: The largest JSON text accepted as arguments, in bytes
@@ -149,12 +152,14 @@ class Tool(BaseTool, Generic[P, R]):
         args_schema: type[Any] | None = None,
         timeout: float | None = None,
         enabled: bool = True,
+        annotations: Mapping[str, Any] | None = None,
         spec: ToolSpec | None = None,
     ) -> None:
         if spec is None:
             spec = build_spec(func, name=name, description=description, args_schema=args_schema)
         self.func = func
         self._spec = spec
+        self._annotations = check_annotations(annotations, spec.name)
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
@@ -225,6 +230,12 @@ class Tool(BaseTool, Generic[P, R]):
         return self._tags
 
     @property
+    def annotations(self) -> dict[str, Any] | None:
+        """The MCP tool annotations (a fresh copy), or ``None`` when none were given."""
+        annotations = self._annotations
+        return None if annotations is None else dict(annotations)
+
+    @property
     def enabled(self) -> bool:
         """Whether the tool is listed, exported and callable."""
         return self._enabled
@@ -272,6 +283,7 @@ class Tool(BaseTool, Generic[P, R]):
             returns=spec.returns,
             tags=self._tags,
             strict=strict,
+            annotations=self.annotations,
         )
 
     # -- calling: the Agently face ------------------------------------------------------

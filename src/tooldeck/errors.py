@@ -11,6 +11,9 @@ from __future__ import annotations
 
 __all__ = [
     "DuplicateToolError",
+    "MCPAuthError",
+    "MCPConnectionError",
+    "MCPTimeoutError",
     "ToolDeckError",
     "ToolDefinitionError",
     "ToolNotFoundError",
@@ -71,3 +74,46 @@ class ToolNotFoundError(ToolDeckError, LookupError):
 
     def __str__(self) -> str:  # LookupError would repr() the args otherwise
         return str(self.args[0])
+
+
+class MCPConnectionError(ToolDeckError, ConnectionError):
+    """An MCP server's tools could not be imported: it could not be reached or listed.
+
+    Attributes:
+        server: The server as tooldeck names it (its URL, its command, ...).
+        reason: What went wrong, in one line.
+    """
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server = server
+        self.reason = reason
+        super().__init__(f"cannot import the tools of MCP server {server}: {reason}")
+
+    def __str__(self) -> str:  # OSError would format its args otherwise
+        return str(self.args[0])
+
+
+class MCPAuthError(MCPConnectionError, PermissionError):
+    """An MCP server refused our credentials (HTTP 401 or 403).
+
+    Attributes:
+        url: The URL that answered.
+        status: The HTTP status (401: no or a wrong token; 403: not allowed).
+    """
+
+    def __init__(self, server: str, reason: str, *, url: str, status: int) -> None:
+        self.url = url
+        self.status = status
+        super().__init__(server, reason)
+
+
+class MCPTimeoutError(MCPConnectionError, TimeoutError):
+    """An MCP server did not finish answering within the ``timeout`` of ``use_mcp``.
+
+    Attributes:
+        timeout: The timeout, in seconds.
+    """
+
+    def __init__(self, server: str, reason: str, *, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(server, reason)

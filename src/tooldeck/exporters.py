@@ -95,6 +95,7 @@ class _Spec:
     returns: Mapping[str, Any] | None
     tags: Sequence[str]
     strict: bool
+    annotations: Mapping[str, Any] | None = None
 
     def input_schema(self) -> Schema:
         if self.strict:
@@ -155,6 +156,8 @@ def _mcp(spec: _Spec) -> Schema:
     output = to_mcp_output_schema(spec.returns)
     if output is not None:
         tool["outputSchema"] = output
+    if spec.annotations:
+        tool["annotations"] = dict(spec.annotations)
     tool["_meta"] = _mcp_meta(spec.tags)
     return tool
 
@@ -177,6 +180,7 @@ def export_tool(
     returns: Mapping[str, Any] | None,
     tags: Sequence[str],
     strict: bool = False,
+    annotations: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One tool in one provider format. Never mutates its inputs; returns fresh dicts.
 
@@ -188,6 +192,8 @@ def export_tool(
         returns: The clean JSON Schema of the return value, or ``None``.
         tags: The tool's tags (MCP carries them in ``_meta``).
         strict: Apply OpenAI's strict transform (`to_strict_schema`).
+        annotations: MCP tool annotations (``readOnlyHint``...), written in the
+            ``mcp`` format only.
 
     Raises:
         ValueError: For an unknown ``fmt``.
@@ -197,4 +203,4 @@ def export_tool(
     if builder is None:
         known = ", ".join(repr(f) for f in FORMATS)
         raise ValueError(f"Unknown export format {fmt!r}; expected one of {known}")
-    return builder(_Spec(name, description, parameters, returns, tags, strict))
+    return builder(_Spec(name, description, parameters, returns, tags, strict, annotations))

@@ -455,6 +455,18 @@ async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
     await asyncio.wait_for(session(), TIMEOUT)
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -522,8 +534,84 @@ def test_serve_without_the_mcp_extra_names_it() -> None:
 
 def test_serve_usage_errors() -> None:
     assert_usage_error(tooldeck("serve", "--token", "x"), "--transport http")
+    assert_usage_error(tooldeck("serve", "--stateless"), "--stateless", "--transport http")
+    assert_usage_error(tooldeck("serve", "--allow-host", "a.example"), "--allow-host")
     assert_usage_error(tooldeck("serve", "--transport", "carrier-pigeon"), "carrier-pigeon")
     assert_usage_error(tooldeck("serve", "--tools", "broken_tools"), "broken_tools")
+
+
+HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (("--token", ""), ("token is empty",)),
+        (("--port", "99999"), ("--port", "from 0 to 65535", "99999")),
+        (("--port", "eighty"), ("--port", "eighty")),
+        (("--port", "-1"), ("--port", "from 0 to 65535")),
+        (("--token", "alice=t1", "--token", "t2"), ("NAME=TOKEN",)),
+        (("--token", "alice=t1", "--token", "bob=t1"), ("alice", "bob", "share one token")),
+    ],
+)
+def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ...]) -> None:
+    assert_usage_error(tooldeck(*HTTP, *args), *fragments)
+
+
+def test_serve_with_an_empty_token_in_the_environment_is_a_usage_error() -> None:
+    run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="")
+    assert_usage_error(run, "TOOLDECK_MCP_TOKEN is set but empty")
+
+
+def test_serve_on_a_port_in_use_is_a_usage_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        assert_usage_error(tooldeck(*HTTP, "--port", port), f"127.0.0.1:{port}", "in use")
+
+
+async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
+    pytest.importorskip("fastmcp")
+    from fastmcp import Client
+    from fastmcp.client.transports import StreamableHttpTransport
+
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "tooldeck", *HTTP, "--port", str(port), "--stateless",
+            "--token", "alice=t-alice", "--token", "bob=t-bob", "--allow-host", "tools.example",
+        ],
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        for token in ("t-alice", "t-bob"):
+            transport = StreamableHttpTransport(url, auth=token)
+            async with asyncio.timeout(TIMEOUT), Client(transport) as client:
+                assert (await client.call_tool("add", {"a": 1, "b": 2})).data == 3
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": "Bearer t-alice",
+        }
+        async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:
+            for host, status in (("tools.example", 200), ("evil.example", 421)):
+                answer = await http.post(url, json=INITIALIZE, headers={**headers, "Host": host})
+                assert answer.status_code == status
+            refused = await http.post(
+                url, json=INITIALIZE, headers={**headers, "Authorization": "Bearer t-carol"}
+            )
+            assert refused.status_code == 401
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 # -- in process: main() itself ------------------------------------------------------------------

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from fastmcp import FastMCP
+from fastmcp import Client, FastMCP
 from fastmcp.client.transports import FastMCPTransport
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import Tool as FastMCPTool
@@ -201,16 +201,20 @@ async def test_no_content_is_none(imported: ToolRegistry) -> None:
     assert await imported.async_call_tool("empty", {}) is None
 
 
-async def test_image_audio_and_resource_are_dumped(imported: ToolRegistry) -> None:
-    image = await imported.async_call_tool("picture", {})
-    assert image["type"] == "image"
-    assert image["mimeType"] == "image/png"
-    assert image["data"]  # base64
-    audio = await imported.async_call_tool("sound", {})
-    assert (audio["type"], audio["mimeType"]) == ("audio", "audio/wav")
-    resource = await imported.async_call_tool("document", {})
-    assert resource["type"] == "resource"
-    assert "uri" in resource["resource"]
+@pytest.mark.parametrize("name", ["picture", "sound", "document"])
+async def test_image_audio_and_resource_are_the_items_model_dump(
+    server: FastMCP[Any], imported: ToolRegistry, name: str
+) -> None:
+    # Seed 001 §7.2: `.model_dump()` of the first item, exactly (Python field names,
+    # `annotations` and `meta` included), as the server sent it.
+    async with Client(server) as direct:
+        sent = (await direct.call_tool_mcp(name, {})).content[0]
+    answer = await imported.async_call_tool(name, {})
+    assert answer == sent.model_dump()
+    assert answer["type"] in ("image", "audio", "resource")
+    assert {"annotations", "meta"} <= answer.keys()
+    if answer["type"] != "resource":
+        assert answer["mime_type"] == {"picture": "image/png", "sound": "audio/wav"}[name]
 
 
 async def test_an_exception_in_the_client_is_none(
@@ -225,16 +229,17 @@ async def test_an_exception_in_the_client_is_none(
 # -- arguments and names ------------------------------------------------------------------------
 
 
-async def test_arguments_are_checked_before_the_call_leaves(
-    imported: ToolRegistry, calls: list[str]
-) -> None:
-    answer = await imported.async_call_tool("add", {"a": "1"})
-    assert isinstance(answer, str)
-    assert answer.startswith("Error: Invalid arguments for tool 'add'")
-    assert "'1' is not of type 'integer'" in answer
-    assert calls == []  # the server never saw it
-    assert await imported.async_call_tool("add", {"a": 1}) == 1
+async def test_the_server_owns_validation(imported: ToolRegistry, calls: list[str]) -> None:
+    # A proxy accepts what its remote tool accepts: fastmcp's server takes "1" for an
+    # int, so the proxy passes it on rather than refusing it.
+    assert await imported.async_call_tool("add", {"a": "1", "b": 2}) == 3
     assert calls == ["add"]
+    # What the server refuses comes back as its error, with its text.
+    answer = await imported.async_call_tool("add", {"a": "one"})
+    assert isinstance(answer, dict)
+    assert "a" in answer["error"]
+    assert "valid integer" in answer["error"]
+    assert calls == ["add"]  # the server refused it before calling the function
 
 
 async def test_a_foreign_name_is_sanitised_and_called_by_its_own(imported: ToolRegistry) -> None:
@@ -266,6 +271,7 @@ async def test_a_clash_with_a_local_tool_registers_nothing(server: FastMCP[Any])
     assert caught.value.name == "profile"
     assert registry.list_tools() == ["profile"]
     assert registry.get("profile") is profile
+    assert registry._mcp_state.sessions == {}  # the session it opened is closed again
 
     proxies = await registry.async_use_mcp(server, replace=True)
     assert registry.get("profile") in proxies
@@ -274,14 +280,17 @@ async def test_a_clash_with_a_local_tool_registers_nothing(server: FastMCP[Any])
     await registry.aclose()
 
 
-async def test_two_remote_names_that_sanitise_alike_clash() -> None:
+async def test_two_remote_names_that_sanitise_alike_get_distinct_names() -> None:
     server: FastMCP[Any] = FastMCP("twins")
     server.tool(name="a.b")(lambda: 1)
     server.tool(name="a_b")(lambda: 2)
+    server.tool(name="a/b")(lambda: 3)
     registry = ToolRegistry()
-    with pytest.raises(DuplicateToolError):
-        await registry.async_use_mcp(server)
-    assert len(registry) == 0
+    await registry.async_use_mcp(server)
+    # the name that fits keeps it; the others take the next free suffix, in order
+    assert registry.list_tools() == ["a_b_2", "a_b", "a_b_3"]
+    assert [await registry.async_call_tool(n, {}) for n in ("a_b_2", "a_b", "a_b_3")] == [1, 2, 3]
+    await registry.aclose()
 
 
 async def test_importing_the_same_server_again_replaces_its_proxies(
@@ -419,8 +428,6 @@ def test_without_fastmcp_every_entry_point_names_the_extra() -> None:
 
 
 async def test_a_fastmcp_client_is_a_transport_too(server: FastMCP[Any]) -> None:
-    from fastmcp import Client
-
     async with ToolRegistry() as registry:
         await registry.async_use_mcp(Client(server))
         assert await registry.async_call_tool("add", {"a": 5}) == 5

@@ -25,6 +25,7 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
 from tooldeck import ToolRegistry
+from tooldeck.errors import MCPAuthError
 
 SCRIPT = Path(__file__).parent / "mcp_servers" / "serve_registry.py"
 STARTUP = 30.0  # seconds a server may take to listen (a cold import of fastmcp is slow)
@@ -155,7 +156,10 @@ def test_http_from_sync_code(http_server: HttpServer) -> None:
     with ToolRegistry() as registry:
         registry.use_mcp(http_server.url)
         assert registry.call_tool("add", {"a": 20, "b": 22}) == 42
-        assert registry.call_tool("add", {"a": "x"}).startswith("Error: Invalid arguments")
+        # the server validates, and its refusal comes back with its text (§7.2)
+        refused = registry.call_tool("add", {"a": "x"})
+        assert refused["error"].startswith("Invalid arguments for tool 'add':\na: ")
+        assert registry.execute_sync("add", {"a": "x"}).error == refused["error"]
 
 
 async def test_a_token_protected_server_rejects_a_client_without_it(
@@ -164,12 +168,18 @@ async def test_a_token_protected_server_rejects_a_client_without_it(
     server = HttpServer(free_port(), env={"TOOLDECK_MCP_TOKEN": "s3cret"})
     server.start()
     try:
-        for auth in (None, "wrong"):
-            with pytest.raises(MCPError, match="error response"):
+        for auth, says in ((None, "requires a bearer token"), ("wrong", "is not valid")):
+            # any MCP client reads the server's own words (a JSON-RPC error body)
+            with pytest.raises(MCPError, match=says):
                 async with Client(server.url, auth=auth) as client:
                     await client.list_tools()
-            with pytest.raises(MCPError, match="error response"):
+            # use_mcp names the refusal, the URL and the status
+            with pytest.raises(MCPAuthError, match=says) as refused:
                 await registry.async_use_mcp(StreamableHttpTransport(server.url, auth=auth))
+            assert refused.value.status == 401
+            assert refused.value.url == server.url
+            assert server.url in str(refused.value)
+            assert "401 Unauthorized" in str(refused.value)
         assert len(registry) == 0
 
         await registry.async_use_mcp(StreamableHttpTransport(server.url, auth="s3cret"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import socket
 import subprocess
 import sys
@@ -216,3 +217,207 @@ async def test_unknown_arguments_and_tools_are_refused_as_messages() -> None:
             answer = str(exc)
         for leak in LEAKS:
             assert leak not in str(answer)
+
+
+# -- the 401 names the bearer token, and starts no OAuth flow ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("authorization", "says"),
+    [
+        (None, "requires a bearer token: send the header 'Authorization: Bearer <token>'"),
+        (f"Basic {TOKEN}", "requires a bearer token"),
+        ("Bearer wrong", "the bearer token sent is not valid for this MCP server"),
+    ],
+)
+def test_a_refused_request_says_a_bearer_token_is_required(
+    server: tuple[int, str], authorization: str | None, says: str
+) -> None:
+    _, url = server
+    headers = HEADERS if authorization is None else {**HEADERS, "Authorization": authorization}
+    response = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+    assert response.status_code == 401
+    # a JSON-RPC error, which MCP clients show as the error's message
+    error = response.json()["error"]
+    assert says in error["message"]
+    assert "re-register" not in response.text
+    assert "OAuth" not in response.text
+    # what sends MCP clients into an OAuth flow: none of it
+    assert response.headers["www-authenticate"] == 'Bearer realm="tooldeck"'
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+        "/register",
+        "/authorize",
+    ],
+)
+def test_no_oauth_metadata_or_endpoint_is_served(server: tuple[int, str], path: str) -> None:
+    port, _ = server
+    for method in ("GET", "POST"):
+        response = httpx.request(method, f"http://127.0.0.1:{port}{path}", timeout=30)
+        assert response.status_code in (401, 404, 405)
+        assert "authorization_servers" not in response.text
+
+
+# -- Host and Origin (DNS rebinding) --------------------------------------------------------------
+
+
+def authorized(**extra: str) -> dict[str, str]:
+    return {**HEADERS, "Authorization": f"Bearer {TOKEN}", **extra}
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Host": "evil.example"}, 421),  # a name rebound to 127.0.0.1
+        ({"Host": "evil.example:80"}, 421),
+        ({"Host": "127.0.0.1.evil.example"}, 421),
+        ({"Origin": "http://evil.example"}, 403),  # a page elsewhere calling in
+        ({"Origin": "https://evil.example"}, 403),
+        ({"Origin": "null"}, 403),  # a sandboxed page or a file
+        ({"Host": "localhost", "Origin": "http://evil.example"}, 403),
+        ({}, 200),
+        ({"Host": "localhost"}, 200),
+        ({"Origin": "http://localhost:3000"}, 200),  # a local page: loopback to loopback
+        ({"Origin": "http://127.0.0.1"}, 200),
+    ],
+)
+def test_host_and_origin_are_checked(
+    server: tuple[int, str], headers: dict[str, str], status: int
+) -> None:
+    _, url = server
+    if "Host" in headers and ":" not in headers["Host"] and headers["Host"] == "localhost":
+        headers = {**headers, "Host": f"localhost:{server[0]}"}
+    response = httpx.post(url, json=INITIALIZE, headers=authorized(**headers), timeout=30)
+    assert response.status_code == status, response.text
+    if status != 200:
+        assert "serverInfo" not in response.text
+
+
+def test_host_and_origin_are_checked_before_the_token(server: tuple[int, str]) -> None:
+    _, url = server
+    headers = {**HEADERS, "Host": "evil.example"}  # and no token
+    assert httpx.post(url, json=INITIALIZE, headers=headers, timeout=30).status_code == 421
+
+
+SERVE_OPTIONS = Path(__file__).parent / "servers" / "serve_options.py"
+
+
+@pytest.fixture
+def served_with() -> Iterator[Any]:
+    """``served_with(**options)``: a server (``serve("http", **options)``); its URL."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(**options: Any) -> str:
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, str(SERVE_OPTIONS), json.dumps({"port": port, **options})],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        processes.append(process)
+        deadline = time.monotonic() + STARTUP
+        while True:
+            assert process.poll() is None, f"the server exited with {process.returncode}"
+            assert time.monotonic() < deadline, "the server did not start listening"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return f"http://127.0.0.1:{port}/mcp"
+            except OSError:
+                time.sleep(0.05)
+
+    yield start
+    for process in processes:
+        process.kill()
+        process.wait(10)
+
+
+def test_listed_hosts_are_allowed_and_their_pages_too(served_with: Any) -> None:
+    url = served_with(allowed_hosts=["tools.example.com", "*.internal.example"])
+    for host, origin, status in [
+        ("tools.example.com", None, 200),
+        ("tools.example.com:8443", "https://tools.example.com", 200),
+        ("api.internal.example", "http://api.internal.example:8080", 200),
+        ("tools.example.com", "https://evil.example", 403),
+        ("other.example.com", None, 421),
+        ("internal.example", None, 421),
+    ]:
+        headers = {**HEADERS, "Host": host, **({"Origin": origin} if origin else {})}
+        response = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert response.status_code == status, (host, origin, response.text)
+
+
+# -- several clients, each known by its token --------------------------------------------------
+
+
+async def test_each_token_is_a_client_id_a_served_call_can_read(served_with: Any) -> None:
+    url = served_with(token={"t-alice": "alice", "t-bob": "bob"})
+    for token, client in (("t-alice", "alice"), ("t-bob", "bob")):
+        transport = StreamableHttpTransport(url, auth=token)
+        async with fastmcp.Client(transport, timeout=STARTUP) as connected:
+            assert (await connected.call_tool("whoami", {})).data == client
+    for token in ("alice", "t-carol", "t-alicex"):
+        headers = {**HEADERS, "Authorization": f"Bearer {token}"}
+        assert httpx.post(url, json=INITIALIZE, headers=headers, timeout=30).status_code == 401
+
+
+async def test_without_a_token_there_is_no_client_id(served_with: Any) -> None:
+    url = served_with()
+    async with fastmcp.Client(url, timeout=STARTUP) as connected:
+        assert (await connected.call_tool("whoami", {})).data is None
+
+
+# -- usage errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        ("", "token is empty"),
+        ({}, "non-empty mapping"),
+        ({"": "alice"}, "non-empty str"),
+        ({"t": ""}, "client id"),
+        (3, "str or a non-empty mapping"),
+    ],
+)
+def test_an_empty_token_is_a_usage_error(token: Any, message: str) -> None:
+    registry = served_registry()
+    with pytest.raises(ValueError, match=message):
+        registry.http_app(token=token)
+    with pytest.raises(ValueError, match=message):
+        registry.serve("http", token=token, port=free_port())
+
+
+def test_an_empty_token_in_the_environment_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TOOLDECK_MCP_TOKEN", "")
+    with pytest.raises(ValueError, match="TOOLDECK_MCP_TOKEN is set but empty"):
+        served_registry().http_app()
+
+
+@pytest.mark.parametrize("port", [-1, 65536, 99999, "8000", True, 1.5])
+def test_a_port_out_of_range_is_a_usage_error(port: Any) -> None:
+    with pytest.raises(ValueError, match="port must be an integer from 0 to 65535"):
+        served_registry().serve("http", port=port)
+
+
+def test_a_port_in_use_is_an_error_saying_so() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"cannot serve MCP on 127.0.0.1:{port}: .*in use"):
+            served_registry().serve("http", port=port)
+
+
+@pytest.mark.parametrize("option", [{"stateless": True}, {"allowed_hosts": ["x"]}, {"token": "t"}])
+def test_http_only_options_are_refused_on_stdio(option: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="HTTP-only"):
+        served_registry().serve("stdio", **option)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import threading
 from typing import Any
@@ -131,6 +132,32 @@ def test_tag_queries(tagged: ToolRegistry) -> None:
     assert tagged.list_tools("nothing") == []
     with pytest.raises(ValueError, match="match"):
         tagged.list_tools("math", match="some")  # type: ignore[arg-type]
+
+
+# Methods whose `tags` are tags to add, not a selection of tools.
+_TAGS_TO_ADD = {"tool", "tool_func", "register", "tag", "use_mcp", "async_use_mcp"}
+
+
+def test_every_method_that_selects_by_tags_takes_match() -> None:
+    """DESIGN: every method that takes `tags` (listings, exports...) takes `match`."""
+    selecting = [
+        name
+        for name, member in inspect.getmembers(ToolRegistry(), inspect.ismethod)
+        if not name.startswith("_")
+        and name not in _TAGS_TO_ADD
+        and "tags" in inspect.signature(member).parameters
+    ]
+    assert {"list_tools", "export", "get_openai_tools", "get_declarations"} <= set(selecting)
+    for name in selecting:
+        assert "match" in inspect.signature(getattr(ToolRegistry(), name)).parameters, name
+
+
+def test_match_all_on_the_seed_export_names(tagged: ToolRegistry) -> None:
+    names = [t["function"]["name"] for t in tagged.get_openai_tools(["math", "io"], match="all")]
+    assert names == ["c"]
+    declared = [d["name"] for d in tagged.get_declarations(["math", "fast"], match="all")]
+    assert declared == ["a"]
+    assert [t["function"]["name"] for t in tagged.get_openai_tools("math")] == ["a", "c"]
 
 
 def test_tag_is_atomic_and_updates_index_and_exports(tagged: ToolRegistry) -> None:

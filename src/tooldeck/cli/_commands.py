@@ -168,22 +168,63 @@ def _to_text(value: Any) -> str:
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck serve``: the registry as an MCP server, until interrupted."""
-    if options.token and options.transport == "stdio":
-        raise UsageError("--token protects the HTTP transport; add --transport http")
-    if not registry.list_tools(options.tags):
+    http_only = {
+        "--token": options.tokens,
+        "--stateless": options.stateless,
+        "--allow-host": options.allowed_hosts,
+    }
+    given = [flag for flag, value in http_only.items() if value]
+    if given and options.transport == "stdio":
+        raise UsageError(f"{', '.join(given)} apply to HTTP; add --transport http")
+    token = _serve_token(options.tokens)
+    if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
         registry.serve(
             transport=options.transport,
             host=options.host,
             port=options.port,
-            token=options.token,
+            token=token,
             name=options.name,
             tags=options.tags,
+            match=options.match,
+            stateless=options.stateless,
+            allowed_hosts=options.allowed_hosts,
         )
-    except ImportError as exc:  # the `mcp` extra is missing
+    except (ImportError, ValueError, OSError) as exc:
+        # The `mcp` extra is missing, an empty token, a port that cannot be listened on.
         raise UsageError(first_line(exc)) from exc
     return 0
+
+
+def _serve_token(values: list[str] | None) -> str | dict[str, str] | None:
+    """``--token``: one token, or ``NAME=TOKEN`` pairs → ``{token: name}``.
+
+    A single value is ``NAME=TOKEN`` when it has a name before its first ``=`` and a
+    token after it that does not start with ``=`` (base64 padding stays a token).
+    """
+    if not values:
+        return None
+    pairs = [_named_token(value) for value in values]
+    if len(values) == 1 and pairs[0] is None:
+        return values[0]  # an empty one is refused by serve(), with the reason
+    if any(pair is None for pair in pairs):
+        raise UsageError("--token given several times: give each as NAME=TOKEN")
+    named: dict[str, str] = {}
+    for name, token in (pair for pair in pairs if pair is not None):
+        if token in named:
+            raise UsageError(f"--token: two clients ({named[token]}, {name}) share one token")
+        named[token] = name
+    return named
+
+
+def _named_token(value: str) -> tuple[str, str] | None:
+    name, sep, token = value.partition("=")
+    if not sep or not name or not token or token.startswith("="):
+        return None
+    if not all(c.isalnum() or c in "_.-@" for c in name):
+        return None
+    return name, token
 
 
 def _print_json(value: Any) -> None:

@@ -137,16 +137,38 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: %(default)s")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP only; default: %(default)s")
+    parser.add_argument("--port", type=_port, default=8000, help="HTTP only; default: %(default)s")
     parser.add_argument(
         "--token",
-        help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set)",
+        dest="tokens",
+        action="append",
+        metavar="TOKEN | NAME=TOKEN",
+        help="HTTP only: require this bearer token (default: $TOOLDECK_MCP_TOKEN, if set); "
+        "repeat as NAME=TOKEN for several clients, each known by its NAME",
+    )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP only: keep no per-client session (for several processes behind a load balancer)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        dest="allowed_hosts",
+        action="append",
+        metavar="HOST",
+        help="HTTP only: accept this Host name besides loopback ones (repeat for several; "
+        "patterns such as *.example.com work)",
     )
     parser.add_argument("--name", default="tooldeck", help="the server name clients see")
-    parser.add_argument(
-        "--tag",
-        dest="tags",
-        action="append",
-        metavar="TAG",
-        help="serve only tools carrying this tag (repeat for several: any of them)",
-    )
+    _add_tag_options(parser)
+
+
+def _port(text: str) -> int:
+    """``--port``: an integer from 0 to 65535 (argparse reports anything else)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 65535, got {text!r}")
+    return port

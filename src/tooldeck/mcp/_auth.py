@@ -1,0 +1,178 @@
+"""Who may call: bearer tokens, and the Host/Origin check against DNS rebinding.
+
+* `tokens` reads ``token=`` (a token, or a mapping from token to client id) or the
+  ``TOOLDECK_MCP_TOKEN`` environment variable; an empty token is a usage error, never
+  "no token".
+* `BearerTokens` is the ASGI middleware that enforces them. A request without a valid
+  ``Authorization: Bearer <token>`` gets ``401`` with a JSON-RPC error body saying a
+  bearer token is required (MCP clients show that text), ``WWW-Authenticate: Bearer
+  realm="tooldeck"``, and nothing that sends an MCP client into an OAuth flow: no
+  ``resource_metadata``, no OAuth ``error`` code, no ``/.well-known/oauth-*`` document
+  (what MCP clients look for before they start one). An accepted request carries the
+  token's client id where fastmcp looks for it (`client_id`).
+* `guard_options` turns on fastmcp's Host/Origin guard (what the MCP specification
+  requires of HTTP servers): loopback names and the address a request arrived on are
+  allowed, other ``Host`` names only when listed, and a request whose ``Origin`` is
+  neither the server itself nor one of those names is refused (421 for a Host, 403 for
+  an Origin).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import fastmcp
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["TOKEN_ENV", "BearerTokens", "client_id", "guard_options", "tokens"]
+
+TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
+DEFAULT_CLIENT = "tooldeck"  # the client id of a single token
+_MISSING = (
+    "this MCP server requires a bearer token: send the header 'Authorization: Bearer <token>'"
+)
+_WRONG = "the bearer token sent is not valid for this MCP server"
+
+
+def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
+    """``{token: client id}`` for ``token=`` (or the environment); ``{}`` for none.
+
+    Raises:
+        ValueError: An empty token or client id, or a mapping of no tokens.
+    """
+    if token is None:
+        token = os.environ.get(TOKEN_ENV)
+        if token is None:
+            return {}
+        if not token:
+            raise ValueError(f"{TOKEN_ENV} is set but empty: an empty token is not 'no token'")
+    if isinstance(token, str):
+        if not token:
+            raise ValueError("token is empty: pass a real token, or None for no token")
+        return {token: DEFAULT_CLIENT}
+    if not isinstance(token, Mapping) or not token:
+        raise ValueError("token must be a str or a non-empty mapping of token to client id")
+    for key, client in token.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError("every token must be a non-empty str")
+        if not isinstance(client, str) or not client:
+            raise ValueError(f"every client id must be a non-empty str, got {client!r}")
+    return dict(token)
+
+
+def client_id(context: fastmcp.Context) -> str | None:
+    """The client id the request's bearer token maps to (``token=``), or ``None``.
+
+    ``None`` when the request carried no token (stdio, in process, no ``token=``).
+    """
+    request_context = context.request_context
+    request = request_context.request if request_context is not None else None
+    user = request.scope.get("user") if request is not None else None
+    access = getattr(user, "access_token", None)
+    found: object = getattr(access, "client_id", None)
+    return found if isinstance(found, str) else None
+
+
+class BearerTokens:
+    """ASGI middleware: let requests with one of the tokens through, answer others 401."""
+
+    def __init__(self, app: ASGIApp, tokens: Mapping[str, str]) -> None:
+        from fastmcp.server.auth import AccessToken
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+        from starlette.authentication import AuthCredentials
+
+        self.app = app
+        self.tokens = [(key.encode(), client) for key, client in tokens.items()]
+        # How fastmcp's own auth marks a request (what `get_access_token` reads).
+        self._access, self._user, self._credentials = (
+            AccessToken,
+            AuthenticatedUser,
+            AuthCredentials,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        credential = _bearer(scope)
+        client = self._client_for(credential) if credential is not None else None
+        if client is None:
+            await _unauthorized(send, _MISSING if credential is None else _WRONG)
+            return
+        access = self._access(token=credential or "", client_id=client, scopes=[])
+        scope["user"] = self._user(access)
+        scope["auth"] = self._credentials([])
+        await self.app(scope, receive, send)
+
+    def _client_for(self, credential: str) -> str | None:
+        given = credential.encode()
+        found = None
+        for key, client in self.tokens:  # every token compared: no early exit to time
+            if hmac.compare_digest(given, key):
+                found = client
+        return found
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The ``Authorization: Bearer <token>`` credential, or ``None``."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"authorization":
+            text: str = value.decode("latin-1")
+            scheme, _, credential = text.partition(" ")
+            if scheme.lower() == "bearer" and credential.strip():
+                return credential.strip()
+    return None
+
+
+async def _unauthorized(send: Send, message: str) -> None:
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32001, "message": f"Unauthorized: {message}"},
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b'Bearer realm="tooldeck"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard_options(allowed_hosts: Iterable[str] | None) -> dict[str, Any]:
+    """fastmcp ``http_app`` options for the Host/Origin guard (see the module docstring).
+
+    Raises:
+        ValueError: A host that is not a non-empty str.
+    """
+    hosts = []
+    for host in allowed_hosts or ():
+        if not isinstance(host, str) or not host.strip():
+            raise ValueError(f"allowed hosts must be non-empty host names, got {host!r}")
+        hosts.append(host.strip())
+    # A page served from a listed name is the same site: its Origin is allowed too.
+    origins = [f"{scheme}://{_name(host)}:*" for host in hosts for scheme in ("http", "https")]
+    return {
+        "host_origin_protection": True,
+        "allowed_hosts": hosts,
+        "allowed_origins": origins,
+    }
+
+
+def _name(host: str) -> str:
+    """A host pattern without its port, for an origin pattern (fnmatch's syntax)."""
+    if host.startswith("["):  # an IPv6 literal: its brackets are literal characters
+        return "[[]" + host[1:].partition("]")[0] + "[]]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host

@@ -1,0 +1,417 @@
+"""``use_mcp``: list a server's tools once and register a `ProxyTool` for each.
+
+* Bounded: listing (opening the session included) takes at most ``timeout`` seconds,
+  plus a second at most for tooldeck's own bookkeeping, whatever the server does;
+  a server that fails is described by an `MCPConnectionError` (an `MCPAuthError`
+  for HTTP 401/403, an `MCPTimeoutError` past the timeout), and a server process the
+  import started is stopped.
+* Names: a remote name is registered as ``prefix + name``; one outside tooldeck's name
+  rule is sanitised (other characters → ``_``, cut to 64), and two remote names that
+  end up alike get distinct local names (``_2``, ``_3``...). Calls use the remote name.
+* Tools that cannot be used are skipped with a warning naming them: task-only tools
+  (``execution.taskSupport: "required"``) and tools whose schema is unusable.
+* Atomic: a clash with a tool that is not one of this server's earlier proxies raises
+  `DuplicateToolError` before anything is registered; importing the same server again
+  replaces its proxies (and removes those the server no longer has).
+* Sessions are kept per registry and server, closed by `close` / `aclose` (also when
+  the registry is garbage-collected).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import threading
+import warnings
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, NoReturn, cast
+
+from tooldeck._spec import NAME_RULE
+from tooldeck._tool import Tool, normalise_tags
+from tooldeck.errors import (
+    DuplicateToolError,
+    MCPAuthError,
+    MCPConnectionError,
+    MCPTimeoutError,
+    ToolDefinitionError,
+)
+
+from . import _loop
+from ._extra import require_fastmcp
+from ._proxy import ProxyTool, sanitise_name
+from ._session import RemoteFailure, Session
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from tooldeck._base_registry import BaseRegistry as ToolRegistry
+
+__all__ = ["aclose", "async_use_mcp", "close", "server_tags", "use_mcp"]
+
+Tags = str | Iterable[str] | None
+Listing = tuple[list["mcp_types.Tool"], list[tuple[str, str]]]
+
+CALL_TIMEOUT = 60.0  # default seconds an import, and each proxied call, may take
+# Seconds past the timeout a caller waits for the MCP loop, which bounds the work at the
+# timeout plus a ping (`PING_GRACE`): this only fires if the loop itself stalled.
+_GRACE = 1.0
+_PREFIX_RULE = "letters, digits, '_' and '-', at most 63 of them"
+
+
+class _State:
+    """What tooldeck.mcp keeps per registry (in ``registry._mcp_state``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.sessions: dict[Any, Session] = {}
+        self.imported: dict[Any, dict[str, Tool[..., Any]]] = {}  # server key → its proxies
+
+
+# Every registry's MCP state, for `_close_at_exit`.
+_STATES: weakref.WeakSet[_State] = weakref.WeakSet()
+_EXIT_WAIT = 10.0  # seconds exit waits, at most, for server processes to stop
+
+
+def _close_at_exit() -> None:
+    """Close every session still open, and wait for the server processes to stop.
+
+    The MCP loop is a daemon thread: it dies with the interpreter, and with it any
+    cleanup in flight. A server that exits when its stdin closes would go anyway; a
+    frozen one (or one whose failed import is still being cleaned up) would not.
+    """
+    if _loop.started():
+        _loop.drain([_close_all(state) for state in list(_STATES) if state.sessions], _EXIT_WAIT)
+
+
+atexit.register(_close_at_exit)
+
+
+def _state(registry: ToolRegistry) -> _State:
+    state = registry._mcp_state
+    if state is None:
+        with registry._lock:
+            if registry._mcp_state is None:
+                registry._mcp_state = _State()
+                _STATES.add(registry._mcp_state)
+                # A registry dropped without close() still ends its sessions (and
+                # the stdio servers they started).
+                weakref.finalize(registry, _close_soon, registry._mcp_state)
+            state = registry._mcp_state
+    return cast(_State, state)
+
+
+def _close_soon(state: _State) -> None:
+    if state.sessions and _loop.started():
+        _loop.spawn(_close_all(state))
+
+
+def _server_key(transport: Any) -> Any:
+    """What makes two ``use_mcp`` calls "the same server"."""
+    if isinstance(transport, (str, PurePath)):
+        return ("address", str(transport))
+    if isinstance(transport, Mapping):
+        return ("config", json.dumps(transport, sort_keys=True, default=str))
+    return ("object", id(transport))
+
+
+# -- the two faces ---------------------------------------------------------------------------
+
+
+def use_mcp(
+    registry: ToolRegistry,
+    transport: Any,
+    *,
+    tags: Tags = None,
+    replace: bool = False,
+    timeout: float | None = CALL_TIMEOUT,
+    prefix: str = "",
+) -> list[Tool[..., Any]]:
+    """Register a proxy for each tool of an MCP server; return the proxies.
+
+    Args:
+        registry: Where the proxies go.
+        transport: Anything ``fastmcp.Client`` accepts: a URL, a script path, an MCP
+            config dict, a ``FastMCP`` server (in process), a transport, a ``Client``.
+        tags: Tags added to the server's own.
+        replace: Replace local tools whose names clash instead of raising.
+        timeout: Seconds the import, and each proxied call, may take (plus at most one
+            second); a call past it gives seed 001 §7.2's failure value, ``None``.
+            ``None`` waits forever.
+        prefix: Put before every remote name (``"git_"``: ``status`` → ``git_status``),
+            so many servers can sit behind one registry.
+
+    Raises:
+        MCPConnectionError: The server could not be reached or listed (an
+            `MCPAuthError` when it refused our credentials, an `MCPTimeoutError` past
+            the timeout). Nothing is registered.
+        DuplicateToolError: A name is taken by a tool that is not one of this server's
+            earlier proxies (nothing is registered).
+        ImportError: ``fastmcp`` is not installed.
+    """
+    job = _Import(registry, transport, tags, replace, timeout, prefix)
+    try:
+        listing = _loop.call_sync(job.session.list_tools(), job.bound)
+    except BaseException as exc:
+        job.fail(exc)
+    return job.finish(listing)
+
+
+async def async_use_mcp(
+    registry: ToolRegistry,
+    transport: Any,
+    *,
+    tags: Tags = None,
+    replace: bool = False,
+    timeout: float | None = CALL_TIMEOUT,
+    prefix: str = "",
+) -> list[Tool[..., Any]]:
+    """Async twin of `use_mcp`."""
+    job = _Import(registry, transport, tags, replace, timeout, prefix)
+    try:
+        listing = await _loop.call(job.session.list_tools(), job.bound)
+    except BaseException as exc:
+        job.fail(exc)
+    return job.finish(listing)
+
+
+class _Import:
+    """One ``use_mcp`` call: its checked options and its server's session."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        transport: Any,
+        tags: Tags,
+        replace: bool,
+        timeout: float | None,
+        prefix: str,
+    ) -> None:
+        require_fastmcp()
+        self.registry = registry
+        self.extra = normalise_tags(tags)
+        self.replace = replace
+        self.timeout = _check_timeout(timeout)
+        self.prefix = _check_prefix(prefix)
+        self.bound = None if self.timeout is None else self.timeout + _GRACE
+        self.state, self.key = _state(registry), _server_key(transport)
+        with self.state.lock:
+            session = self.state.sessions.get(self.key)
+            self.created = session is None
+            if session is None:  # stored now, so concurrent imports share it
+                session = self.state.sessions[self.key] = Session(transport, self.timeout)
+            session.timeout = self.timeout
+        self.session = session
+
+    def fail(self, exc: BaseException) -> NoReturn:
+        """Forget a session this import opened (stopping what it started), then raise
+        ``exc``, as an `MCPConnectionError` when the server is why."""
+        state, session = self.state, self.session
+        if self.created:
+            with state.lock:
+                if state.sessions.get(self.key) is session and self.key not in state.imported:
+                    del state.sessions[self.key]
+            _loop.spawn(session.aclose())  # a frozen server must not hold up the caller
+        if isinstance(exc, RemoteFailure):
+            raise self._connection_error(exc) from exc.__cause__ or exc
+        if isinstance(exc, TimeoutError) and self.timeout is not None:
+            reason = f"did not list its tools within {self.timeout:g} seconds"
+            raise MCPTimeoutError(session.server, reason, timeout=self.timeout) from exc
+        raise exc
+
+    def _connection_error(self, failure: RemoteFailure) -> MCPConnectionError:
+        server, refusals = self.session.server, self.session.refusals
+        if refusals.status is not None:
+            what = "Unauthorized" if refusals.status == 401 else "Forbidden"
+            sent = (
+                "the credentials sent were refused"
+                if refusals.sent_credentials
+                else ("it wants credentials (a bearer token) and none were sent")
+            )
+            said = str(failure.__cause__ or "").strip()
+            detail = f" (it says: {said})" if said and "error response" not in said else ""
+            reason = f"it answered HTTP {refusals.status} {what}: {sent}{detail}"
+            return MCPAuthError(server, reason, url=refusals.url, status=refusals.status)
+        if failure.timed_out and self.timeout is not None:
+            return MCPTimeoutError(server, failure.reason, timeout=self.timeout)
+        return MCPConnectionError(server, failure.reason)
+
+    def finish(self, listing: Listing) -> list[Tool[..., Any]]:
+        """Register the proxies, atomically; warn about the tools left out."""
+        tools, rejected = listing
+        proxies, skipped = _proxies(self.session, tools, self.extra, self.prefix)
+        skipped = [f"{name!r} ({reason})" for name, reason in rejected] + skipped
+        try:
+            self._register(proxies)
+        except DuplicateToolError as exc:
+            self.fail(exc)
+        if skipped:
+            warnings.warn(
+                f"use_mcp skipped {len(skipped)} tool(s) of MCP server "
+                f"{self.session.server}: {'; '.join(skipped)}",
+                stacklevel=4,
+            )
+        return list(proxies)
+
+    def _register(self, proxies: list[ProxyTool]) -> None:
+        registry, state = self.registry, self.state
+        with registry._lock, state.lock:
+            previous = state.imported.get(self.key, {})
+            _check_clashes(registry, proxies, previous, replace=self.replace)
+            registry.register_many(proxies, replace=True)
+            mine: dict[str, Tool[..., Any]] = {p.name: p for p in proxies}
+            for name, old in previous.items():
+                if name not in mine and registry.get(name) is old:
+                    registry.unregister(name)
+            state.sessions[self.key] = self.session
+            state.imported[self.key] = mine
+
+
+def _check_timeout(timeout: Any) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    return float(timeout)
+
+
+def _check_prefix(prefix: Any) -> str:
+    if not isinstance(prefix, str) or not (prefix == "" or NAME_RULE.match(prefix + "x")):
+        raise ToolDefinitionError(f"prefix must be {_PREFIX_RULE}, got {prefix!r}")
+    return prefix
+
+
+# -- proxies -----------------------------------------------------------------------------------
+
+
+def _proxies(
+    session: Session, tools: Sequence[mcp_types.Tool], extra: tuple[str, ...], prefix: str
+) -> tuple[list[ProxyTool], list[str]]:
+    """A proxy per usable tool, and a note on each tool left out."""
+    usable, skipped = [], []
+    for remote in tools:
+        reason = _unusable(remote)
+        if reason is None:
+            usable.append(remote)
+        else:
+            skipped.append(f"{remote.name!r} ({reason})")
+    proxies = []
+    for remote, name in zip(usable, local_names([t.name for t in usable], prefix), strict=True):
+        tags = (*server_tags(remote.meta), *extra)
+        try:
+            proxies.append(ProxyTool(session, remote, name=name, tags=normalise_tags(tags)))
+        except ToolDefinitionError as exc:
+            skipped.append(f"{remote.name!r} ({exc})")
+    return proxies, skipped
+
+
+def _unusable(remote: mcp_types.Tool) -> str | None:
+    """Why a listed tool cannot be a proxy, or ``None``."""
+    execution = remote.execution
+    if execution is not None and execution.task_support == "required":
+        return "it can only run as an MCP task"
+    if remote.input_schema.get("type") != "object":
+        return "its inputSchema is not an object schema"
+    for which, schema in (
+        ("inputSchema", remote.input_schema),
+        ("outputSchema", remote.output_schema),
+    ):
+        problem = _schema_problem(schema)
+        if problem:
+            return f"its {which} is not valid JSON Schema: {problem}"
+    return None
+
+
+def _schema_problem(schema: dict[str, Any] | None) -> str | None:
+    if schema is None:
+        return None
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(part) for part in exc.absolute_path) or "the root"
+        return f"at {where}: {exc.message}"
+    return None
+
+
+def local_names(remote: Sequence[str], prefix: str = "") -> list[str]:
+    """Distinct local names for remote ones, in order.
+
+    A name that fits tooldeck's rule as it is keeps it; the others are sanitised and,
+    when that makes them alike, get the next free ``_2``, ``_3``...
+    """
+    names: list[str | None] = [None] * len(remote)
+    taken: set[str] = set()
+    for i, name in enumerate(remote):
+        local = prefix + name
+        if NAME_RULE.match(local) and local not in taken:
+            names[i] = local
+            taken.add(local)
+    for i, name in enumerate(remote):
+        if names[i] is not None:
+            continue
+        base = local = sanitise_name(prefix + name)
+        count = 1
+        while local in taken:
+            count += 1
+            suffix = f"_{count}"
+            local = base[: 64 - len(suffix)] + suffix
+        names[i] = local
+        taken.add(local)
+    return [name for name in names if name is not None]
+
+
+def server_tags(meta: Mapping[str, Any] | None) -> list[str]:
+    """A tool's tags, from where fastmcp 4 (``fastmcp``) and 2 (``_fastmcp``) put them.
+
+    Both are read: a fastmcp 4 server relaying a 2.x tool (a proxy) sends the 2.x
+    tags under ``_fastmcp`` and its own, empty, list under ``fastmcp``.
+    """
+    tags: list[str] = []
+    for key in ("fastmcp", "_fastmcp"):
+        section = (meta or {}).get(key)
+        found = section.get("tags") if isinstance(section, Mapping) else None
+        if isinstance(found, list):
+            tags += [t for t in found if isinstance(t, str) and t and t not in tags]
+    return tags
+
+
+def _check_clashes(
+    registry: ToolRegistry,
+    proxies: Sequence[Tool[..., Any]],
+    previous: Mapping[str, Tool[..., Any]],
+    *,
+    replace: bool,
+) -> None:
+    for proxy in proxies:
+        existing = registry.get(proxy.name)
+        if existing is not None and not replace and existing is not previous.get(proxy.name):
+            raise DuplicateToolError(proxy.name)
+
+
+# -- closing -----------------------------------------------------------------------------------
+
+
+async def aclose(registry: ToolRegistry) -> None:
+    """Close the sessions opened for this registry's proxies (they reopen on use), and
+    wait until the server processes they started have stopped."""
+    state = registry._mcp_state
+    if isinstance(state, _State):
+        await _loop.call(_close_all(state), None)
+
+
+def close(registry: ToolRegistry) -> None:
+    """Sync twin of `aclose`."""
+    state = registry._mcp_state
+    if isinstance(state, _State):
+        _loop.call_sync(_close_all(state), None)
+
+
+async def _close_all(state: _State) -> None:
+    with state.lock:
+        sessions = list(state.sessions.values())
+    for session in sessions:
+        await session.aclose()

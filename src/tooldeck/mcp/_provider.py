@@ -1,0 +1,169 @@
+"""The registry as fastmcp sees it: a ``Provider`` whose tools are a live view of it.
+
+Each listing reads the registry afresh (its enabled tools, those with the served tags),
+and each tool is listed exactly as ``export("mcp")`` describes it: schemas, description,
+annotations, tags under ``_meta``, and no display title it does not have (fastmcp would
+make one up from the name). A call runs through tooldeck's pipeline:
+
+* a failure of any kind becomes an ``isError`` result carrying its message;
+* a value that does not match the declared output schema becomes an ``isError``
+  result naming the mismatch, never invalid ``structuredContent`` (MCP clients check
+  it, and the TypeScript and Python SDKs throw on it);
+* a proxy (`ProxyTool`) hands on its server's result as it came: ``isError``, every
+  content item, ``structuredContent``, ``_meta``. It is listed with its server's
+  output schema, annotations, title and icons.
+
+This module imports fastmcp at the top: `tooldeck.mcp._serving` imports it lazily.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from fastmcp import FastMCP
+from fastmcp.server.providers import Provider
+from fastmcp.tools import Tool as FastMCPTool
+from fastmcp.tools.base import ToolResult as FastMCPResult
+from mcp_types import TextContent, ToolAnnotations
+from pydantic import PrivateAttr
+
+from tooldeck._result import clip, problem_lines
+from tooldeck._schema_check import schema_validator
+from tooldeck._tool import Tool
+
+from ._proxy import ProxyTool, output_problems
+from ._session import RemoteFailure
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tooldeck._base_registry import BaseRegistry as ToolRegistry
+
+__all__ = ["RegistryProvider", "ServedTool", "new_server"]
+
+Problems = Callable[[Any], list[str]]
+
+# One compiled output-schema check per tool (and per export of it).
+_CHECKS: weakref.WeakKeyDictionary[Tool[..., Any], tuple[Any, Problems]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def new_server(
+    registry: ToolRegistry, name: str, tags: str | Iterable[str] | None, match: Any = "any"
+) -> FastMCP[Any]:
+    """A ``FastMCP`` server over the registry (`tooldeck.mcp.as_mcp_server`)."""
+    # dereference_schemas=False: serve the schemas as exported, `$defs` and all.
+    provider = RegistryProvider(registry, tags, match)
+    return FastMCP(name, providers=[provider], dereference_schemas=False)
+
+
+class RegistryProvider(Provider):
+    """The registry's enabled tools (those with ``tags``), read afresh each time."""
+
+    def __init__(
+        self, registry: ToolRegistry, tags: str | Iterable[str] | None, match: Any = "any"
+    ) -> None:
+        super().__init__()
+        self._registry = registry
+        self._tags = tags
+        self._match = match
+
+    async def _list_tools(self) -> list[Any]:
+        registry, served = self._registry, []
+        for exported in registry.export("mcp", tags=self._tags, match=self._match):
+            tool = registry.get(exported["name"])
+            if tool is not None:
+                served.append(served_tool(tool, exported))
+        return served
+
+    async def _get_tool(self, name: str, version: Any = None) -> Any:
+        tool = self._registry.get(name)
+        selected = self._registry.list_tools(tags=self._tags, match=self._match)
+        if tool is None or name not in selected:
+            return None
+        return served_tool(tool, tool.export("mcp"))
+
+
+class ServedTool(FastMCPTool):
+    """A registry tool as fastmcp sees it: its ``export("mcp")``, run by tooldeck."""
+
+    _tool: Tool[..., Any] = PrivateAttr()
+    _export: Mapping[str, Any] = PrivateAttr()
+
+    def get_meta(self) -> dict[str, Any]:
+        # The exported `_meta` as is (tags where both fastmcp majors look), not
+        # fastmcp's own, which would drop 2.x's `_fastmcp`.
+        meta: dict[str, Any] = json.loads(json.dumps(self._export["_meta"]))
+        tool = self._tool
+        if isinstance(tool, ProxyTool) and tool.remote.meta:
+            # A proxy keeps its server's `_meta` (our tag sections win).
+            meta = {**json.loads(json.dumps(tool.remote.meta)), **meta}
+        return meta
+
+    def to_mcp_tool(self, **overrides: Any) -> Any:
+        # fastmcp makes up a display title from the name ("Add" for add): a tool shows
+        # only the title it has.
+        overrides.setdefault("title", self.title)
+        return super().to_mcp_tool(**overrides)
+
+    async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
+        tool = self._tool
+        if isinstance(tool, ProxyTool):
+            reply = await tool.reply(arguments)
+            if isinstance(reply, RemoteFailure):
+                return _error(str(reply))
+            return FastMCPResult.from_mcp_result(reply)  # exactly what the server sent
+        outcome = await tool.run(arguments)
+        if not outcome.success:
+            return _error(outcome.error or "")
+        try:
+            result = self.convert_result(outcome.data)
+        except Exception as exc:
+            return _error(f"Tool '{clip(tool.name)}' returned a value that cannot be sent: {exc}")
+        problems = self._output_problems(result.structured_content)
+        if problems:
+            header = (
+                f"Tool '{clip(tool.name)}' returned a value that does not match its output schema:"
+            )
+            return _error(problem_lines(header, problems))
+        return result
+
+    def _output_problems(self, structured: dict[str, Any] | None) -> list[str]:
+        schema = self._export.get("outputSchema")
+        if schema is None:
+            return []
+        cached = _CHECKS.get(self._tool)
+        if cached is None or cached[0] is not schema:
+            cached = _CHECKS[self._tool] = (schema, schema_validator(schema))
+        return output_problems(cached[1], structured)
+
+
+def served_tool(tool: Tool[..., Any], exported: Mapping[str, Any]) -> ServedTool:
+    """``tool`` as fastmcp serves it (see the module docstring)."""
+    output = exported.get("outputSchema")
+    annotations = exported.get("annotations")
+    title = icons = None
+    if isinstance(tool, ProxyTool):
+        remote = tool.remote
+        output, title, icons = remote.output_schema, remote.title, remote.icons
+    served = ServedTool(
+        name=exported["name"],
+        title=title,
+        description=exported["description"],
+        parameters=exported["inputSchema"],
+        output_schema=output,
+        annotations=ToolAnnotations.model_validate(annotations) if annotations else None,
+        icons=icons,
+        tags=set(tool.tags),
+    )
+    served._tool = tool
+    served._export = exported
+    return served
+
+
+def _error(text: str) -> FastMCPResult:
+    return FastMCPResult(content=[TextContent(type="text", text=text)], is_error=True)

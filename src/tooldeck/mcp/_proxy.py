@@ -1,0 +1,397 @@
+"""A remote MCP tool as a `Tool`: `ProxyTool`, and what its calls answer.
+
+The server owns validation. A proxy accepts what its remote tool accepts: it only
+checks that the arguments are a JSON object and applies the lenient rules that cannot
+change meaning (JSON text for a parameter whose schema admits neither a string nor
+anything, parsed when it is a list or an object; ``null`` for a defaulted parameter
+whose schema does not admit ``null``, left out so the server applies its default).
+The call then goes to the server as is.
+
+What the faces answer (seed 001 §7.2 for the Agently face):
+
+* a result: ``call_tool`` → `to_value` of it; ``execute`` → ``ToolResult.ok`` of that;
+* ``isError``: ``{"error": <text>}``; ``ToolResult.fail(<text>)``;
+* no answer (a transport or protocol failure, the timeout, a result that breaks the
+  tool's output schema): ``None``; ``ToolResult.fail`` naming the server.
+
+Served again (`tooldeck.mcp._provider`), a proxy hands on the server's result as it
+came, through `ProxyTool.reply`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import from_json
+
+from tooldeck._jsonschema import copy_json
+from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
+from tooldeck._schema_check import SchemaError, schema_validator
+from tooldeck._schema_tools import schema_params
+from tooldeck._spec import EMPTY, ToolSpec
+from tooldeck._tool import Arguments, Tool
+
+from . import _loop
+from ._extra import logger
+from ._session import RemoteFailure, Session
+
+if TYPE_CHECKING:
+    import mcp_types
+
+__all__ = ["ProxyTool", "error_text", "output_problems", "sanitise_name", "to_value"]
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_LOOP_GRACE = 1.0  # seconds a caller waits past the timeout for the MCP loop itself
+
+Reply = Any  # mcp_types.CallToolResult | RemoteFailure
+
+
+def sanitise_name(remote: str) -> str:
+    """A remote tool name made to fit ``^[A-Za-z0-9_-]{1,64}$``: others → ``_``, cut to 64."""
+    return _BAD_NAME_CHARS.sub("_", remote)[:64] or "_"
+
+
+# -- what a result means -------------------------------------------------------------------
+
+
+def to_value(result: mcp_types.CallToolResult, *, wrapped: bool = False) -> Any:
+    """A tool call's answer as seed 001 §7.2 defines it.
+
+    ``is_error`` → ``{"error": <text>}``; structured content → it (fastmcp's
+    ``{"result": x}`` → ``x`` when the tool's output schema or the result's meta marks
+    it wrapped); else the first content item: text → ``json.loads`` of it or the text
+    itself; anything else (image, audio, resource) → its ``.model_dump()``.
+    """
+    if result.is_error:
+        return {"error": error_text(result)}
+    structured = result.structured_content
+    if structured is not None:
+        if (wrapped or _marked_wrapped(result.meta)) and "result" in structured:
+            return structured["result"]
+        return structured
+    if not result.content:
+        return None
+    first = result.content[0]
+    if first.type == "text":
+        try:
+            return json.loads(first.text)
+        except ValueError:
+            return first.text
+    return first.model_dump()
+
+
+def error_text(result: mcp_types.CallToolResult) -> str:
+    """The text of an error result: its text items, one per line."""
+    texts = [item.text for item in result.content if item.type == "text"]
+    return "\n".join(texts) if texts else "the tool failed without saying why"
+
+
+def output_problems(check: Callable[[Any], list[str]], structured: Any) -> list[str]:
+    """``check``'s problems with a result's structured content, one per line.
+
+    The checker names the root ``arguments`` (it was written for them): here it is the
+    result.
+    """
+    if structured is None:
+        return ["no structured content"]
+    return [
+        "the result" + line.removeprefix("arguments") if line.startswith("arguments:") else line
+        for line in check(structured)
+    ]
+
+
+def _marked_wrapped(meta: Mapping[str, Any] | None) -> bool:
+    section = (meta or {}).get("fastmcp")
+    return isinstance(section, Mapping) and bool(section.get("wrap_result"))
+
+
+# -- the proxy -------------------------------------------------------------------------------
+
+
+class ProxyTool(Tool[..., Any]):
+    """A tool of an MCP server, called through that server's session.
+
+    Its name is local (sanitised, prefixed); the call uses the remote one. Its schemas,
+    description, annotations and title are the server's.
+
+    Args:
+        session: The server's session.
+        remote: The tool as the server listed it.
+        name: The local name.
+        tags: Its tags (the server's, then the importer's).
+    """
+
+    def __init__(
+        self, session: Session, remote: mcp_types.Tool, *, name: str, tags: tuple[str, ...]
+    ) -> None:
+        self.session = session
+        self.remote = remote
+        output = remote.output_schema
+        self._wrapped = bool(output and output.get("x-fastmcp-wrap-result"))
+        annotations = remote.annotations
+        super().__init__(
+            functools.partial(_call_proxy, self),
+            tags=tags,
+            annotations=annotations.model_dump(by_alias=True, exclude_none=True)
+            if annotations
+            else None,
+            spec=_spec(name, remote, self._wrapped),
+        )
+
+    @functools.cached_property
+    def _output_check(self) -> Callable[[Any], list[str]] | None:
+        # Built on the first call: most imported tools are never called.
+        output = self.remote.output_schema
+        if not output:
+            return None
+        try:
+            return schema_validator(output)
+        except SchemaError as exc:  # a \$ref that does not resolve, a pattern that fails
+            logger.warning("not checking the output of %r: %s", self.name, exc)
+            return None
+
+    @property
+    def title(self) -> str | None:
+        """The remote tool's display title (MCP ``Tool.title``), if it has one."""
+        return self.remote.title
+
+    # -- the call faces -----------------------------------------------------------------
+
+    def call(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+        """Seed 001 §7.2: the value, ``{"error": <text>}``, or ``None`` (no answer)."""
+        try:
+            args = self._arguments(arguments, kwargs)
+            reply = self._reply_sync(args)
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        return self._value(reply)
+
+    async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+        """Async twin of `call`."""
+        try:
+            args = self._arguments(arguments, kwargs)
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        return self._value(await self._reply_async(args))
+
+    async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+        """A `ToolResult`: the value, the server's error text, or why it did not answer."""
+        try:
+            args = self._arguments(arguments, kwargs)
+        except Exception as exc:
+            return ToolResult.fail(self._failure(exc), exception=exc)
+        return self._result(await self._reply_async(args))
+
+    def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+        """Sync twin of `run`."""
+        try:
+            args = self._arguments(arguments, kwargs)
+            reply = self._reply_sync(args)
+        except Exception as exc:
+            return ToolResult.fail(self._failure(exc), exception=exc)
+        return self._result(reply)
+
+    async def reply(self, arguments: Arguments) -> mcp_types.CallToolResult | RemoteFailure:
+        """The server's result as it came (for serving again), or why there is none.
+
+        Arguments this proxy refuses (not an object) come back as a `RemoteFailure`
+        carrying the refusal.
+        """
+        try:
+            args = self._arguments(arguments, {})
+        except Exception as exc:
+            return RemoteFailure(self._failure(exc))
+        reply: mcp_types.CallToolResult | RemoteFailure = await self._reply_async(args)
+        return reply
+
+    # -- the pipeline -------------------------------------------------------------------
+
+    def _arguments(self, arguments: Arguments, kwargs: dict[str, Any]) -> dict[str, Any]:
+        args = self._validate(arguments)
+        return self._validate({**args, **kwargs}) if kwargs else args
+
+    @property
+    def _bound(self) -> float | None:
+        timeout = self.session.timeout
+        return None if timeout is None else timeout + _LOOP_GRACE
+
+    def _reply_sync(self, args: dict[str, Any]) -> Reply:
+        try:
+            return _loop.call_sync(self._ask(args), self._bound)
+        except TimeoutError as exc:
+            return RemoteFailure(
+                f"did not answer in time ({exc})", server=self.session.server, timed_out=True
+            )
+
+    async def _reply_async(self, args: dict[str, Any]) -> Reply:
+        try:
+            return await _loop.call(self._ask(args), self._bound)
+        except TimeoutError as exc:
+            return RemoteFailure(
+                f"did not answer in time ({exc})", server=self.session.server, timed_out=True
+            )
+
+    async def _ask(self, args: dict[str, Any]) -> Reply:
+        """On the MCP loop: the call, its result checked against the output schema."""
+        try:
+            result = await self.session.call(self.remote.name, args)
+        except RemoteFailure as failure:
+            logger.debug("MCP call of %r failed: %s", self.remote.name, failure)
+            return failure
+        check = self._output_check
+        if check is None or result.is_error:
+            return result
+        lines = output_problems(check, result.structured_content)
+        if not lines:
+            return result
+        return RemoteFailure(
+            problem_lines(
+                f"returned a result of tool {self.remote.name!r} that does not match its "
+                "output schema:",
+                lines,
+            ),
+            server=self.session.server,
+        )
+
+    def _value(self, reply: Reply) -> Any:
+        if isinstance(reply, RemoteFailure):
+            return None  # seed 001 §7.2: a failure in the client is None
+        return to_value(reply, wrapped=self._wrapped)
+
+    def _result(self, reply: Reply) -> ToolResult:
+        if isinstance(reply, RemoteFailure):
+            return ToolResult.fail(str(reply), exception=reply)
+        if reply.is_error:
+            return ToolResult.fail(error_text(reply))
+        return ToolResult.ok(to_value(reply, wrapped=self._wrapped))
+
+
+async def _call_proxy(proxy: ProxyTool, **arguments: Any) -> Any:
+    """What calling a proxy as a function does: `ProxyTool.acall`."""
+    return await proxy.acall(arguments)
+
+
+# -- the spec: the server's schemas, the lenient rules, no validation ----------------------
+
+
+def _spec(name: str, remote: mcp_types.Tool, wrapped: bool) -> ToolSpec:
+    schema = copy_json(remote.input_schema)
+    lenient = _Lenient(schema)
+    header = f"Invalid arguments for tool '{clip(name)}':"
+
+    def validate_python(arguments: Any) -> dict[str, Any]:
+        if not isinstance(arguments, Mapping):
+            lines = [f"arguments: expected a JSON object, got {echo(arguments)}"]
+            raise CallFailure(problem_lines(header, lines))
+        return lenient(dict(arguments))
+
+    def validate_json(text: Any) -> dict[str, Any]:
+        try:
+            # jiter: bounded nesting; NaN and Infinity are not JSON.
+            parsed = from_json(text, allow_inf_nan=False)
+        except ValueError as exc:
+            raise CallFailure(f"{header} not valid JSON ({exc})") from exc
+        return validate_python(parsed)
+
+    output = remote.output_schema
+    return ToolSpec(
+        name=name,
+        description=remote.description or remote.name,
+        parameters=schema,
+        returns=_unwrapped(output) if output and wrapped else copy_json(output),
+        return_annotation=EMPTY,
+        params=schema_params(schema),
+        validate_python=validate_python,
+        validate_json=validate_json,
+        positional=(),
+        is_async=True,
+        returns_tool_result=False,
+    )
+
+
+def _unwrapped(output: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema of ``x`` in fastmcp's ``{"result": x}``: what the proxy returns."""
+    inner = output.get("properties", {}).get("result")
+    if not isinstance(inner, Mapping):
+        return dict(copy_json(output))
+    defs = output.get("$defs")
+    unwrapped = dict(copy_json(inner))
+    return {**unwrapped, "$defs": copy_json(defs)} if defs else unwrapped
+
+
+class _Lenient:
+    """The lenient rules for one input schema, planned once (see the module docstring)."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        properties = schema.get("properties")
+        self.parse: frozenset[str] = frozenset()
+        self.null_is_default: frozenset[str] = frozenset()
+        if not isinstance(properties, Mapping):
+            return
+        parse, null = set(), set()
+        for key, prop in properties.items():
+            kinds = _json_types(prop)
+            if kinds is None:
+                continue  # anything goes: the value is passed as it is
+            if "string" not in kinds and kinds & {"array", "object"}:
+                parse.add(key)
+            if isinstance(prop, Mapping) and "default" in prop and "null" not in kinds:
+                null.add(key)
+        self.parse, self.null_is_default = frozenset(parse), frozenset(null)
+
+    def __call__(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        for key in self.null_is_default & arguments.keys():
+            if arguments[key] is None:
+                del arguments[key]  # the server applies its default
+        for key in self.parse & arguments.keys():
+            value = arguments[key]
+            if isinstance(value, str):
+                arguments[key] = _parsed(value)
+        return arguments
+
+
+def _parsed(text: str) -> Any:
+    """A list or object some clients sent as JSON text, parsed; anything else as it is."""
+    try:
+        value = from_json(text, allow_inf_nan=False)
+    except ValueError:
+        return text
+    return value if isinstance(value, (list, dict)) else text
+
+
+_TYPE_OF: dict[type, str] = {
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _json_types(schema: Any) -> frozenset[str] | None:
+    """The JSON types a schema admits, or ``None`` when it may admit anything."""
+    if not isinstance(schema, Mapping):
+        return None
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return frozenset([kind])
+    if isinstance(kind, list) and all(isinstance(k, str) for k in kind):
+        return frozenset(kind)
+    if "const" in schema:
+        return frozenset([_TYPE_OF.get(type(schema["const"]), "?")])
+    if isinstance(schema.get("enum"), list):
+        return frozenset(_TYPE_OF.get(type(v), "?") for v in schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            kinds = [_json_types(branch) for branch in branches]
+            if any(k is None for k in kinds):
+                return None
+            return frozenset().union(*(k for k in kinds if k is not None))
+    return None

@@ -1,0 +1,226 @@
+"""Serving a registry: ``as_mcp_server``, ``serve`` (stdio or HTTP) and ``http_app``.
+
+Over HTTP the server checks ``Host`` and ``Origin`` (DNS-rebinding protection) and,
+given tokens, a bearer token (`tooldeck.mcp._auth`). ``stateless=True`` keeps no
+per-client session, so any number of processes can serve one registry behind a load
+balancer; ``http_app`` is the same server as an ASGI app, to mount in Starlette or
+FastAPI (pass its ``lifespan`` to the parent app) or to run under any ASGI server.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._extra import require_fastmcp
+
+if TYPE_CHECKING:
+    import fastmcp
+    from starlette.applications import Starlette
+
+    from tooldeck._base_registry import BaseRegistry as ToolRegistry
+
+__all__ = ["as_mcp_server", "http_app", "serve"]
+
+HTTP_PATH = "/mcp"
+Tags = str | Iterable[str] | None
+Match = Literal["any", "all"]
+Token = str | Mapping[str, str] | None
+
+
+def as_mcp_server(
+    registry: ToolRegistry, *, name: str = "tooldeck", tags: Tags = None, match: Match = "any"
+) -> fastmcp.FastMCP[Any]:
+    """A ``fastmcp.FastMCP`` serving the registry's enabled tools (a live view).
+
+    Each tool is listed with exactly its ``export("mcp")`` entry (input and output
+    schemas, description, annotations, tags under ``_meta``) and called through
+    tooldeck's pipeline: a failure becomes an MCP error result carrying the message; a
+    proxy hands on its server's result unchanged.
+    """
+    require_fastmcp()
+    from ._provider import new_server
+
+    if match not in ("any", "all"):
+        raise ValueError(f"match must be 'any' or 'all', not {match!r}")
+    return new_server(registry, name, tags, match)
+
+
+def http_app(
+    registry: ToolRegistry,
+    *,
+    path: str = HTTP_PATH,
+    token: Token = None,
+    stateless: bool = False,
+    allowed_hosts: Iterable[str] | None = None,
+    name: str = "tooldeck",
+    tags: Tags = None,
+    match: Match = "any",
+) -> Starlette:
+    """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
+
+    Mount it in a Starlette or FastAPI app with its lifespan
+    (``Starlette(routes=[Mount("/tools", app)], lifespan=app.lifespan)``), or run it
+    under any ASGI server (``uvicorn module:app --workers 4`` with ``stateless=True``).
+
+    Args:
+        registry: The tools to serve (its enabled ones, looked up on every request).
+        path: Where the MCP endpoint is, inside the app.
+        token: A bearer token clients must send, or a mapping from token to client id
+            (default: the ``TOOLDECK_MCP_TOKEN`` environment variable, if set).
+        stateless: Keep no per-client session (for several processes behind a load
+            balancer).
+        allowed_hosts: ``Host`` names to accept besides loopback ones (patterns such as
+            ``*.example.com`` work; ``"*"`` turns the check off).
+        name: The server name clients see.
+        tags: Serve only tools carrying any of these tags.
+        match: ``"all"``: only tools carrying all of ``tags``.
+
+    Raises:
+        ValueError: An empty token, or an allowed host that is not a name.
+    """
+    require_fastmcp()
+    options = _http_options(token, stateless, allowed_hosts)
+    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    return server.http_app(path=path, **options)
+
+
+def serve(
+    registry: ToolRegistry,
+    *,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: Token = None,
+    name: str = "tooldeck",
+    tags: Tags = None,
+    match: Match = "any",
+    stateless: bool = False,
+    allowed_hosts: Iterable[str] | None = None,
+) -> None:
+    """Serve the registry over MCP until interrupted.
+
+    Args:
+        registry: The tools to serve (its enabled ones, looked up on every request).
+        transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
+        host: The HTTP interface; loopback unless told otherwise.
+        port: The HTTP port.
+        token: HTTP only: a bearer token, or a mapping from token to client id
+            (default: the ``TOOLDECK_MCP_TOKEN`` environment variable, if set).
+        name: The server name clients see.
+        tags: Serve only tools carrying any of these tags.
+        match: ``"all"``: only tools carrying all of ``tags``.
+        stateless: HTTP only: keep no per-client session (see `http_app`).
+        allowed_hosts: HTTP only: ``Host`` names to accept besides loopback ones.
+
+    Raises:
+        ValueError: A usage mistake (unknown transport, a port out of range, an empty
+            token, an HTTP-only option with stdio).
+        OSError: The port cannot be listened on (say, it is in use).
+    """
+    if transport not in ("stdio", "http"):
+        raise ValueError(f"unknown MCP transport {transport!r}; use 'stdio' or 'http'")
+    if transport == "stdio":
+        _serve_stdio(
+            registry,
+            name=name,
+            tags=tags,
+            match=match,
+            token=token,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+        )
+        return
+    _check_port(port)
+    options = _http_options(token, stateless, [*(allowed_hosts or ()), *_named(host)])
+    if not options["middleware"] and not _is_loopback(host):
+        warnings.warn(
+            f"serving MCP on {host} without a token: anyone who can reach it may call",
+            stacklevel=2,
+        )
+    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    listener = _listen(host, port)
+    server.run(
+        transport="http",
+        host=host,
+        port=port,
+        path=HTTP_PATH,
+        sockets=[listener],
+        show_banner=False,
+        **options,
+    )
+
+
+def _serve_stdio(
+    registry: ToolRegistry, *, name: str, tags: Tags, match: Match, **http_only: Any
+) -> None:
+    given = [key for key, value in http_only.items() if value not in (None, False)]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)}: HTTP-only options; stdio has no remote clients to check"
+        )
+    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    server.run(transport="stdio", show_banner=False)
+
+
+def _http_options(
+    token: Token, stateless: bool, allowed_hosts: Iterable[str] | None
+) -> dict[str, Any]:
+    from starlette.middleware import Middleware
+
+    from ._auth import BearerTokens, guard_options, tokens
+
+    accepted = tokens(token)
+    middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
+    return {
+        "middleware": middleware,
+        "stateless_http": bool(stateless),
+        **guard_options(allowed_hosts),
+    }
+
+
+def _check_port(port: Any) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be an integer from 0 to 65535, got {port!r}")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _named(host: str) -> list[str]:
+    """The bound host, when it is a name clients may use (not ``0.0.0.0`` or ``::``)."""
+    try:
+        return [] if ipaddress.ip_address(host).is_unspecified else [host]
+    except ValueError:
+        return [host]
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (bound here, so a port in use is a clear error).
+
+    Raises:
+        OSError: The address cannot be bound.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        listener = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise OSError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from exc
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        raise OSError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from exc
+    return listener

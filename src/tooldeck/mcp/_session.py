@@ -1,0 +1,232 @@
+"""One MCP server's client session, living on the MCP loop (`tooldeck.mcp._loop`).
+
+* Opened on first use by one shared task, itself bounded by the timeout; concurrent
+  callers wait for it, each within its own deadline, and share the session after.
+* Every request is bounded: listing the tools (opening included) and every call take
+  at most ``timeout`` seconds, whatever the server does (never answers, freezes, dies,
+  drips half a message). A bound that fires abandons the request: the caller gets its
+  failure at once, and any cleanup (for stdio: stopping the server process) runs on
+  in the background.
+* A failed call keeps the session when the server still answers a ping; otherwise the
+  session is dropped and closed in the background, and the next call opens a new one
+  (for stdio, starting the server again).
+* Closing stops what opening started: the MCP SDK closes a stdio server's stdin, then
+  terminates its process group, then kills it.
+* A session opened before a ``fork()`` belongs to the parent: the child opens its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tooldeck._shifting import with_timeout
+from tooldeck._threads import CallTimeout
+
+from . import _loop
+from ._extra import logger
+
+if TYPE_CHECKING:
+    import fastmcp
+    import mcp_types
+
+    from ._transports import Refusals
+
+__all__ = ["PING_GRACE", "RemoteFailure", "Session"]
+
+T = TypeVar("T")
+
+PING_GRACE = 0.5  # seconds a server may take to answer a ping after a call timed out
+_PING_LIMIT = 5.0  # ... after a call that failed early
+
+
+class RemoteFailure(Exception):
+    """A request its server did not answer: a transport or protocol failure, a timeout.
+
+    ``str()`` names the server and says what happened.
+
+    Attributes:
+        server: The server, as `describe` names it (``None``: the failure is local).
+        reason: What happened (``"did not answer ... within 3 seconds"``).
+        timed_out: Whether the timeout fired.
+    """
+
+    def __init__(self, reason: str, *, server: str | None = None, timed_out: bool = False) -> None:
+        super().__init__(reason if server is None else f"MCP server {server} {reason}")
+        self.server = server
+        self.reason = reason
+        self.timed_out = timed_out
+
+
+class Session:
+    """One server's session: opened lazily, shared, reopened when found dead.
+
+    Args:
+        transport: What ``use_mcp`` was given.
+        timeout: Seconds each request may take (``None``: no bound).
+    """
+
+    def __init__(self, transport: Any, timeout: float | None) -> None:
+        from ._transports import Refusals, describe
+
+        self.transport = transport
+        self.server = describe(transport)
+        self.timeout = timeout
+        self.refusals: Refusals = Refusals()
+        self._client: fastmcp.Client[Any] | None = None
+        self._opening: asyncio.Future[fastmcp.Client[Any]] | None = None
+        self._pid = os.getpid()
+        self._closing: set[asyncio.Task[None]] = set()
+
+    # -- requests (each runs on the MCP loop) ---------------------------------------------
+
+    async def list_tools(self) -> tuple[list[mcp_types.Tool], list[tuple[str, str]]]:
+        """The server's tools, and ``(name, reason)`` of those it listed unreadably."""
+        return await self._bounded(self._list_tools(), "list its tools")
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """Call a tool; its result as the server sent it.
+
+        Raises:
+            RemoteFailure: The server did not answer (in time).
+        """
+        return await self._bounded(self._call(name, arguments), f"answer a call of {name!r}")
+
+    async def aclose(self) -> None:
+        """Close the session and wait until what it started has stopped."""
+        opening, self._opening = self._opening, None
+        if opening is not None and not opening.done():
+            opening.cancel()
+        client, self._client = self._client, None
+        if client is not None:
+            self._close_later(client)
+        if opening is not None:
+            await asyncio.wait([opening])  # its own cleanup is started in `_open`
+        if self._closing:
+            await asyncio.wait(list(self._closing))
+
+    # -- opening ----------------------------------------------------------------------------
+
+    async def _connected(self) -> fastmcp.Client[Any]:
+        if self._pid != os.getpid():
+            # Forked: the parent's session lives on a loop this process does not run.
+            self._client, self._opening, self._closing = None, None, set()
+            self._pid = os.getpid()
+        client = self._client
+        if client is not None:
+            return client
+        opening = self._opening
+        if opening is None or opening.done():
+            opening = self._opening = asyncio.ensure_future(self._open())
+        # Shielded: one caller giving up does not stop the opening others wait for.
+        return await asyncio.shield(opening)
+
+    async def _open(self) -> fastmcp.Client[Any]:
+        from ._transports import Refusals, new_client
+
+        self.refusals = Refusals()  # what this opening's HTTP answers say, afresh
+        client = new_client(self.transport, self.server, self.refusals)
+        try:
+            await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
+        except BaseException as exc:
+            self._close_later(client)  # stops a server process it may have started
+            if isinstance(exc, Exception) and not isinstance(exc, RemoteFailure):
+                raise self._failure("open a session", exc) from exc
+            raise
+        self._client = client
+        return client
+
+    # -- the requests ---------------------------------------------------------------------
+
+    async def _list_tools(self) -> tuple[list[mcp_types.Tool], list[tuple[str, str]]]:
+        client = await self._connected()
+        try:
+            tools = await client.list_tools()
+        except Exception as exc:
+            await self._after_failure(client, _PING_LIMIT)
+            raise self._failure("list its tools", exc) from exc
+        rejected = list(getattr(client.session, "rejected", []))
+        return tools, rejected
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        client = await self._connected()
+        try:
+            return await client.call_tool_mcp(name, arguments)
+        except Exception as exc:
+            await self._after_failure(client, _PING_LIMIT)
+            raise self._failure(f"answer a call of {name!r}", exc) from exc
+
+    async def _bounded(self, work: Awaitable[T], what: str) -> T:
+        if self.timeout is None:
+            return await work
+        client = self._client
+        try:
+            return await with_timeout(work, self.timeout)
+        except CallTimeout:
+            if client is not None:
+                await self._after_failure(client, PING_GRACE)
+            raise RemoteFailure(
+                f"did not {what} within {self.timeout:g} seconds",
+                server=self.server,
+                timed_out=True,
+            ) from None
+
+    def _failure(self, what: str, exc: BaseException) -> RemoteFailure:
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        return RemoteFailure(f"failed to {what}: {reason}", server=self.server)
+
+    # -- failures and closing ---------------------------------------------------------------
+
+    async def _after_failure(self, client: fastmcp.Client[Any], budget: float) -> None:
+        """Keep the session if its server still answers a ping, else drop it.
+
+        A failed call may be the server's fault (a result it cannot build) on a healthy
+        session that other calls share: only a session that cannot answer is dropped.
+        """
+        if self._client is not client or await _answers(client, budget):
+            return
+        logger.debug("MCP server %s stopped answering: its session is dropped", self.server)
+        self._client, self._opening = None, None
+        self._close_later(client)
+
+    def _close_later(self, client: fastmcp.Client[Any]) -> None:
+        task = asyncio.ensure_future(_quietly_close(client))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        _loop.track(task)  # waited for at exit too
+
+
+async def _answers(client: fastmcp.Client[Any], budget: float) -> bool:
+    """Whether the server at the other end of ``client`` still answers."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    try:
+        await with_timeout(client.ping(), budget)
+    except MCPError as exc:
+        # An error *answer* is a sign of life: servers of the stateless 2026 protocol
+        # era answer `ping` with "method not found".
+        return exc.code != CONNECTION_CLOSED
+    except Exception:
+        return False
+    return True
+
+
+async def _quietly_close(client: fastmcp.Client[Any]) -> None:
+    """Close a client and its transport; what fails here is not news.
+
+    Closing a session whose server is gone fails too (an HTTP client sends a final
+    DELETE). The transport is closed even then: for stdio that stops the server process
+    (fastmcp keeps it alive between sessions otherwise).
+    """
+    try:
+        await client.close()  # type: ignore[no-untyped-call]
+    except Exception:
+        logger.debug("closing an MCP session failed", exc_info=True)
+    try:
+        await client.transport.close()
+    except Exception:
+        logger.debug("closing an MCP transport failed", exc_info=True)

@@ -1,0 +1,242 @@
+"""Reaching a server: a ``fastmcp.Client`` for whatever ``use_mcp`` was given.
+
+* ``describe`` names a server the way messages show it (its URL, its command...).
+* ``new_client`` builds the client: the server's notifications (logs, progress) go to
+  the ``tooldeck.mcp`` logger; HTTP answers 401 and 403 are recorded, so a refused
+  credential can be named instead of surfacing as "Server returned an error response";
+  and the session is a `GatewaySession`.
+* `GatewaySession` is the MCP SDK's ``ClientSession`` with two changes a gateway
+  needs: one tool with a schema the SDK refuses does not fail the whole listing (the
+  others are kept, the refused ones noted in ``rejected``); and results are not
+  checked against the output schema here (the proxy checks them, and reports a
+  mismatch as its own failure rather than an exception in the client).
+
+This module imports fastmcp at the top: `tooldeck.mcp._session` imports it lazily.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import PurePath
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from fastmcp import Client, FastMCP
+from fastmcp.client.transports import (
+    ClientTransport,
+    FastMCPTransport,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
+from fastmcp.client.transports.base import TransportOptions
+from fastmcp.client.transports.inference import infer_transport
+from mcp import ClientSession
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.dispatcher import CallOptions
+from mcp_types import methods
+from pydantic import ValidationError
+
+from ._extra import logger
+
+__all__ = ["GatewaySession", "Refusals", "describe", "new_client"]
+
+# MCP logging levels (RFC 5424's) → Python's.
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+
+
+def describe(transport: Any) -> str:
+    """How messages name a server: its URL, its command line, its in-process name..."""
+    if isinstance(transport, Client):
+        return describe(transport.transport)
+    if isinstance(transport, (str, PurePath)):
+        return str(transport)
+    if isinstance(transport, (StreamableHttpTransport, SSETransport)):
+        return transport.url
+    if isinstance(transport, StdioTransport):
+        return " ".join([transport.command, *transport.args])
+    if isinstance(transport, FastMCP):
+        return f"in-process server {transport.name!r}"
+    if isinstance(transport, FastMCPTransport):
+        return f"in-process server {transport.server.name!r}"
+    if isinstance(transport, Mapping):
+        servers = transport.get("mcpServers")
+        names = ", ".join(map(str, servers)) if isinstance(servers, Mapping) else "?"
+        return f"MCP config ({names})"
+    return repr(transport)
+
+
+class Refusals:
+    """The last HTTP 401 or 403 a session's server answered (an httpx response hook)."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.url = ""
+        self.detail = ""
+        self.sent_credentials = False
+
+    async def record(self, response: httpx2.Response) -> None:
+        if response.status_code not in (401, 403):
+            return
+        self.status = response.status_code
+        self.url = str(response.url)
+        self.sent_credentials = "authorization" in response.request.headers
+        self.detail = response.headers.get("www-authenticate", "")
+
+    def wrap(self, inner: Callable[..., httpx2.AsyncClient] | None) -> Callable[..., Any]:
+        """An httpx client factory that makes ``inner``'s clients report to us."""
+
+        def factory(**kwargs: Any) -> httpx2.AsyncClient:
+            if inner is None:
+                # The MCP SDK's own factory takes no `follow_redirects` (its transports
+                # follow same-origin redirects themselves).
+                kwargs.pop("follow_redirects", None)
+                client = create_mcp_http_client(**kwargs)
+            else:
+                client = inner(**kwargs)
+            client.event_hooks.setdefault("response", []).append(self.record)
+            return client
+
+        return factory
+
+
+def new_client(transport: Any, server: str, refusals: Refusals) -> Client[Any]:
+    """A ``fastmcp.Client`` of our own for ``transport`` (see the module docstring).
+
+    A ``fastmcp.Client`` given as the transport keeps its configuration (timeout,
+    handlers, auth): tooldeck opens a session of its own with it.
+    """
+    if isinstance(transport, Client):
+        client: Client[Any] = transport.new()
+        client.transport = _recording(client.transport, refusals)
+    else:
+        inferred = _recording(infer_transport(transport), refusals)
+        client = Client(
+            inferred,
+            log_handler=_log_handler(server),
+            progress_handler=_progress_handler(server),
+        )
+    # How fastmcp's own proxy client picks its session class.
+    options = client._transport_options or TransportOptions()
+    client._transport_options = dataclasses.replace(options, session_class=GatewaySession)
+    return client
+
+
+def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTransport:
+    """An HTTP transport whose HTTP clients report 401s and 403s (a copy: the caller's
+    transport object is left as it was)."""
+    if not isinstance(transport, (StreamableHttpTransport, SSETransport)):
+        return transport
+    recording = copy.copy(transport)
+    inner = transport.httpx_client_factory
+    if inner is None and transport.verify is not None:
+        inner = transport._make_verify_factory()  # what the transport would have used
+    recording.httpx_client_factory = refusals.wrap(inner)
+    return recording
+
+
+def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParams], Any]:
+    async def log(message: types.LoggingMessageNotificationParams) -> None:
+        level = _LEVELS.get(str(message.level).lower(), logging.INFO)
+        source = f"{server} ({message.logger})" if message.logger else server
+        logger.log(level, "MCP server %s: %s", source, message.data)
+
+    return log
+
+
+def _progress_handler(server: str) -> Callable[[float, float | None, str | None], Any]:
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        of = f"/{total:g}" if total is not None else ""
+        note = f" ({message})" if message else ""
+        logger.debug("MCP server %s: progress %g%s%s", server, done, of, note)
+
+    return progress
+
+
+class GatewaySession(ClientSession):
+    """The MCP SDK's client session, as a gateway needs it (see the module docstring).
+
+    Attributes:
+        rejected: ``(name, reason)`` of each tool the last listing could not read.
+    """
+
+    rejected: list[tuple[str, str]]
+
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        """Leave results unchecked here: `tooldeck.mcp._proxy` checks them itself."""
+        return None
+
+    async def list_tools(
+        self, *, params: types.PaginatedRequestParams | None = None
+    ) -> types.ListToolsResult:
+        """``tools/list``; a tool the SDK refuses is noted in ``rejected`` and left out."""
+        first_page = params is None or params.cursor is None
+        if first_page:
+            self.rejected = []
+        try:
+            return await super().list_tools(params=params)
+        except ValidationError:
+            # The SDK validates the listing as a whole: one tool with a broken schema
+            # would hide every other. Ask again and read the tools one by one.
+            pass
+        raw = await self._raw_listing(params)
+        tools = []
+        for item in raw.get("tools") or []:
+            try:
+                tools.append(self._read_tool(raw, item))
+            except (ValidationError, ValueError) as exc:
+                self.rejected.append((_name_of(item), _first_problem(exc)))
+        cursor = raw.get("nextCursor")
+        result = types.ListToolsResult(tools=tools, next_cursor=cursor)
+        # What the SDK's own list_tools does with a listing (per-tool state it keeps).
+        return self._absorb_tool_listing(result, complete=first_page and cursor is None)
+
+    async def _raw_listing(self, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
+        # ClientSession.send_request without its validation of the whole result.
+        data = types.ListToolsRequest(params=params).model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        )
+        opts: CallOptions = {}
+        self._stamp(data, opts)
+        if self._session_read_timeout_seconds is not None:
+            opts["timeout"] = self._session_read_timeout_seconds
+        raw: dict[str, Any] = await self._dispatcher.send_raw_request(
+            data["method"], data.get("params"), opts
+        )
+        return raw
+
+    def _read_tool(self, raw: Mapping[str, Any], item: Any) -> types.Tool:
+        version = self.protocol_version or "2025-11-25"
+        with contextlib.suppress(KeyError):  # a version without a listing shape of its own
+            methods.validate_server_result("tools/list", version, {**raw, "tools": [item]})
+        return types.Tool.model_validate(item, by_name=False)
+
+
+def _name_of(item: Any) -> str:
+    name = item.get("name") if isinstance(item, Mapping) else None
+    return name if isinstance(name, str) else repr(name)
+
+
+def _first_problem(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        loc = list(error["loc"])
+        if loc[:1] == ["tools"]:
+            loc = loc[2:]  # past ("tools", <index>)
+        where = ".".join(str(part) for part in loc)
+        return f"{where or 'the tool'}: {error['msg']}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

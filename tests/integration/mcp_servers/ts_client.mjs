@@ -1,0 +1,36 @@
+// The MCP TypeScript SDK's own client, over stdio, against a command given on the
+// command line: lists the tools, calls each "name=JSON" given, prints what it got as
+// JSON (a call that throws is reported as {"threw": ...}).
+// Usage: SDK=<path to @modelcontextprotocol/sdk> node ts_client.mjs COMMAND ARG... -- CALL...
+const sdk = process.env.SDK;
+const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
+const { StdioClientTransport } = await import(`${sdk}/dist/esm/client/stdio.js`);
+
+const argv = process.argv.slice(2);
+const split = argv.indexOf("--");
+const [command, ...args] = argv.slice(0, split);
+const calls = argv.slice(split + 1).map((call) => {
+  const at = call.indexOf("=");
+  return [call.slice(0, at), JSON.parse(call.slice(at + 1))];
+});
+
+const client = new Client({ name: "ts-client", version: "0" });
+await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+const out = { tools: {}, calls: [] };
+for (const tool of (await client.listTools()).tools) {
+  out.tools[tool.name] = { annotations: tool.annotations ?? null, title: tool.title ?? null };
+}
+for (const [name, args] of calls) {
+  try {
+    const result = await client.callTool({ name, arguments: args });
+    out.calls.push({
+      isError: result.isError ?? false,
+      content: result.content,
+      structuredContent: result.structuredContent ?? null,
+    });
+  } catch (error) {
+    out.calls.push({ threw: String(error) });
+  }
+}
+console.log(JSON.stringify(out));
+await client.close();

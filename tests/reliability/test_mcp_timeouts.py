@@ -1,0 +1,362 @@
+"""``use_mcp(timeout=t)`` bounds the import and every call at t + 1 s, whatever the server does.
+
+The servers stop answering on purpose: ``servers/stubborn_mcp.py`` over stdio (frozen
+with SIGSTOP before or after ``initialize``, never answering ``tools/list``, dying,
+dripping one byte at a time, freezing mid-call) and a tooldeck server over HTTP frozen
+with SIGSTOP. Each scenario runs in a subprocess under a hard timeout, waits for the
+operation under a hard bound of its own (t + 1 s, plus slack for a busy machine; a
+bound that fires is a hang, reported as such), and then checks that no server process
+it started survives. fastmcp is imported before the clock starts: a cold import is
+the process's cost, not the server's doing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastmcp")
+
+HERE = Path(__file__).parent
+STUBBORN = HERE / "servers" / "stubborn_mcp.py"
+REGISTRY = HERE.parent / "integration" / "mcp_servers" / "serve_registry.py"
+TIMEOUT = 1.0  # the t given to use_mcp
+BOUND = TIMEOUT + 1 + 1.5  # t + 1 s, and slack for a loaded machine
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc"),
+]
+
+PRELUDE = f"""
+import asyncio, concurrent.futures, json, sys, time
+from pathlib import Path
+from fastmcp.client.transports import StdioTransport
+from tooldeck import ToolRegistry
+import tooldeck.mcp._transports  # imported first: a cold import is not the server's doing
+
+STUBBORN, TIMEOUT, BOUND = {str(STUBBORN)!r}, {TIMEOUT!r}, {BOUND!r}
+
+def gone(pid):
+    try:
+        stat = Path(f"/proc/{{pid}}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in {{"Z", "X"}}
+
+def wait_gone(pid, seconds=20.0):
+    deadline = time.monotonic() + seconds
+    while not gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return gone(pid)
+
+def stubborn(mode, pidfile):
+    return StdioTransport(sys.executable, [STUBBORN, mode, pidfile])
+
+def bounded(call):
+    \"\"\"call() in a worker thread, waited for BOUND seconds: (outcome, hung).\"\"\"
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(call)
+    pool.shutdown(wait=False)
+    if not concurrent.futures.wait([future], BOUND).done:
+        return None, True
+    # (not future.result(BOUND): MCPTimeoutError is a TimeoutError too)
+    return future.exception() or future.result(), False
+
+def kind(outcome):
+    return type(outcome).__name__
+
+def report(**values):
+    print(json.dumps(values))
+"""
+
+
+def scenario(code: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# -- the import --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "error", "face"),
+    [
+        ("freeze", "MCPTimeoutError", "sync"),  # frozen before it answers `initialize`
+        ("freeze", "MCPTimeoutError", "async"),
+        ("freeze-list", "MCPTimeoutError", "sync"),  # frozen on `tools/list`
+        ("mute-list", "MCPTimeoutError", "sync"),  # alive, never answers `tools/list`
+        ("mute-list", "MCPTimeoutError", "async"),
+        ("drip-list", "MCPTimeoutError", "async"),  # one byte at a time, forever
+        ("die-list", "MCPConnectionError", "sync"),  # exits on `tools/list`
+    ],
+)
+def test_an_import_is_bounded_and_leaves_no_process(
+    tmp_path: Path, mode: str, error: str, face: str
+) -> None:
+    pidfile = tmp_path / "pid"
+    call = (
+        f"lambda: registry.use_mcp(stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT)"
+        if face == "sync"
+        else f"lambda: asyncio.run(registry.async_use_mcp("
+        f"stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT))"
+    )
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        outcome, hung = bounded({call})
+        pid = int(Path({str(pidfile)!r}).read_text())
+        report(hung=hung, error=kind(outcome), message=str(outcome), gone=wait_gone(pid),
+               registered=len(registry))
+        """
+    )
+    assert not result["hung"]
+    assert result["error"] == error
+    assert "cannot import the tools of MCP server" in result["message"]
+    if error == "MCPTimeoutError":
+        assert f"within {TIMEOUT:g} seconds" in result["message"]
+    assert result["registered"] == 0
+    assert result["gone"], "the server process survived the failed import"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def frozen_http_server() -> Iterator[str]:
+    """A tooldeck server over HTTP, stopped with SIGSTOP once it listens."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(REGISTRY), "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        os.kill(process.pid, signal.SIGSTOP)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+        process.kill()
+        process.wait(10)
+
+
+@pytest.mark.parametrize("face", ["sync", "async"])
+def test_an_import_from_a_frozen_http_server_is_bounded(frozen_http_server: str, face: str) -> None:
+    call = (
+        f"lambda: registry.use_mcp({frozen_http_server!r}, timeout=TIMEOUT)"
+        if face == "sync"
+        else f"lambda: asyncio.run(registry.async_use_mcp({frozen_http_server!r}, timeout=TIMEOUT))"
+    )
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        outcome, hung = bounded({call})
+        report(hung=hung, error=kind(outcome), message=str(outcome))
+        """
+    )
+    assert not result["hung"]
+    assert result["error"] == "MCPTimeoutError"
+    assert frozen_http_server in result["message"]
+
+
+# -- calls -------------------------------------------------------------------------------------
+
+
+def test_a_call_is_bounded_and_a_frozen_server_is_replaced(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}), timeout=TIMEOUT)
+        first = registry.call_tool("good")
+        frozen, hung = bounded(lambda: registry.call_tool("freeze"))
+        failed, hung_too = bounded(lambda: registry.execute_sync("freeze"))
+        second = registry.call_tool("good")  # a new session: the frozen one was dropped
+        report(first=first, frozen=frozen, hung=hung or hung_too, second=second,
+               failed=failed.error, first_gone=wait_gone(first))
+        registry.close()
+        """
+    )
+    assert not result["hung"]
+    assert result["frozen"] is None  # seed 001 §7.2: no answer is None
+    assert "did not answer a call of 'freeze' within 1 seconds" in result["failed"]
+    assert result["second"] != result["first"]
+    assert result["first_gone"], "the frozen server process survived its dropped session"
+
+
+def test_an_unanswered_call_is_bounded_and_keeps_a_live_session(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        async def main():
+            registry = ToolRegistry()
+            await registry.async_use_mcp(stubborn("serve", {str(pidfile)!r}), timeout=TIMEOUT)
+            first = await registry.async_call_tool("good")
+            muted = await asyncio.wait_for(registry.async_call_tool("mute"), BOUND)
+            second = await registry.async_call_tool("good")
+            await registry.aclose()
+            report(first=first, muted=muted, second=second, gone=wait_gone(first, 0.0))
+        asyncio.run(main())
+        """
+    )
+    assert result["muted"] is None
+    assert result["second"] == result["first"]  # the server still answered a ping
+    assert result["gone"], "close() returned before the server process stopped"
+
+
+def test_close_stops_the_server_process(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
+        pid = registry.call_tool("good")
+        registry.close()
+        gone_at_close = gone(pid)
+        again = registry.call_tool("good")  # a proxy reopens its session on use
+        registry.close()
+        report(pid=pid, gone_at_close=gone_at_close, again=again, again_gone=gone(again))
+        """
+    )
+    assert result["gone_at_close"]
+    assert result["again"] != result["pid"]
+    assert result["again_gone"]
+
+
+def test_a_frozen_server_stops_on_close(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        import os, signal
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
+        pid = registry.call_tool("good")
+        os.kill(pid, signal.SIGSTOP)
+        registry.close()  # stdin closed, then SIGTERM, then SIGKILL: waited for
+        report(gone=gone(pid))
+        """
+    )
+    assert result["gone"]
+
+
+# -- nested sync calls (issue 12.1) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("server", ["stdio", "in-process"])
+def test_an_async_tool_calling_a_proxy_synchronously_from_sync_code(server: str) -> None:
+    # The proxy's session lives on tooldeck's MCP loop, not on the background loop that
+    # runs `outer` (which `outer`'s synchronous wait blocks): the call returns.
+    source = (
+        f"StdioTransport(sys.executable, [{str(REGISTRY)!r}, 'stdio'])"
+        if server == "stdio"
+        else "origin.as_mcp_server()"
+    )
+    result = scenario(
+        f"""
+        origin = ToolRegistry()
+
+        @origin.tool
+        def add(a: int, b: int = 0) -> int:
+            return a + b
+
+        registry = ToolRegistry()
+        registry.use_mcp({source}, timeout=30)
+
+        @registry.tool
+        async def outer(x: int) -> int:
+            return registry.call_tool("add", {{"a": x, "b": 1}})  # sync, on the proxy
+
+        @registry.tool
+        async def deeper(x: int) -> int:
+            return registry.call_tool("outer", {{"x": x}}) * 10
+
+        outcome, hung = bounded(lambda: (registry.call_tool("outer", {{"x": 41}}),
+                                         registry.call_tool("deeper", {{"x": 1}}),
+                                         registry.execute_sync("outer", {{"x": 1}}).data))
+        registry.close()
+        report(hung=hung, outcome=outcome)
+        """
+    )
+    assert not result["hung"]
+    assert result["outcome"] == [42, 20, 2]
+
+
+# -- exit -------------------------------------------------------------------------------------
+
+
+def gone(pid: int, seconds: float = 5.0) -> bool:
+    """Whether a process has exited (a zombie counts: it no longer runs)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def test_a_program_that_exits_right_after_a_failed_import_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        try:
+            registry.use_mcp(stubborn("freeze", {str(pidfile)!r}), timeout=TIMEOUT)
+        except Exception as exc:
+            report(error=kind(exc), pid=int(Path({str(pidfile)!r}).read_text()))
+        """  # and exits at once: the cleanup in flight is finished at exit
+    )
+    assert result["error"] == "MCPTimeoutError"
+    assert gone(result["pid"]), "the frozen server outlived the program"
+
+
+def test_a_program_that_exits_without_closing_leaves_no_frozen_process(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        import os, signal
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
+        pid = registry.call_tool("good")
+        os.kill(pid, signal.SIGSTOP)
+        report(pid=pid)
+        """  # and exits without close(): its sessions are closed at exit
+    )
+    assert gone(result["pid"]), "the frozen server outlived the program"
