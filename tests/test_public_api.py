@@ -11,6 +11,7 @@ import tooldeck
 PUBLIC = [
     "BaseTool",
     "DuplicateToolError",
+    "Injected",
     "Tool",
     "ToolDeckError",
     "ToolDefinitionError",

@@ -8,6 +8,7 @@ OpenAI, Anthropic, Gemini and MCP, and imports and serves tools over MCP.
 
 from __future__ import annotations
 
+from ._injected import Injected
 from ._registry import ToolRegistry, tool, tool_func
 from ._result import ToolResult
 from ._shifting import asyncify, syncify
@@ -18,6 +19,7 @@ from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, Tool
 __all__ = [
     "BaseTool",
     "DuplicateToolError",
+    "Injected",
     "Tool",
     "ToolDeckError",
     "ToolDefinitionError",

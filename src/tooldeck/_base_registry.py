@@ -7,6 +7,7 @@ tag index are a `tooldeck._catalog.Catalog`; the tools themselves do the calling
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, TypeVar, overload
 
@@ -19,7 +20,7 @@ from ._schema import build_spec
 from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
-from ._tool import Arguments, BaseTool, Tool, normalise_tags
+from ._tool import Arguments, BaseTool, Context, Tool, normalise_tags
 from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
 from .errors import ToolDefinitionError
 
@@ -233,10 +234,12 @@ class BaseRegistry:
 
     # -- calling ------------------------------------------------------------------------
 
-    def call_tool(self, name: str, kwargs: Arguments = None) -> Any:
+    def call_tool(self, name: str, kwargs: Arguments = None, *, context: Context = None) -> Any:
         """Agently's face: the value, ``"Can not find tool named '<name>'"`` or ``"Error: ..."``.
 
-        Never raises (but for ``KeyboardInterrupt``, ``SystemExit`` and cancellation).
+        ``context`` gives the tool's injected parameters (`tooldeck.Injected`) their
+        values. Never raises (but for ``KeyboardInterrupt``, ``SystemExit`` and
+        cancellation).
         """
         try:
             found = self._tools.get(name)
@@ -244,9 +247,13 @@ class BaseRegistry:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
-        return found.call(kwargs)
+        if context is None:
+            return found.call(kwargs)
+        return found.call(kwargs, context=context)
 
-    async def async_call_tool(self, name: str, kwargs: Arguments = None) -> Any:
+    async def async_call_tool(
+        self, name: str, kwargs: Arguments = None, *, context: Context = None
+    ) -> Any:
         """Async twin of `call_tool`; sync tools run in a worker thread."""
         try:
             found = self._tools.get(name)
@@ -254,23 +261,29 @@ class BaseRegistry:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
-        return await found.acall(kwargs)
+        return await found.acall(kwargs, context=context)
 
-    async def execute(self, name: str, arguments: Arguments = None) -> ToolResult:
+    async def execute(
+        self, name: str, arguments: Arguments = None, *, context: Context = None
+    ) -> ToolResult:
         """Seed 000's face: always a `ToolResult`; ``fail("Tool '<name>' not found")``."""
         found = self.get(name)
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        return await found.run(arguments)
+        return await found.run(arguments, context=context)
 
-    def execute_sync(self, name: str, arguments: Arguments = None) -> ToolResult:
+    def execute_sync(
+        self, name: str, arguments: Arguments = None, *, context: Context = None
+    ) -> ToolResult:
         """Sync twin of `execute`."""
         found = self.get(name)
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        return found.run_sync(arguments)
+        return found.run_sync(arguments, context=context)
 
-    def call(self, name: str, arguments: Arguments = None, /, **kwargs: Any) -> str:
+    def call(
+        self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> str:
         """RunGPT's face: keyword arguments in, the result's text out.
 
         ``registry.call("search", query="x")`` → ``str(ToolResult)``: the data (JSON
@@ -279,10 +292,16 @@ class BaseRegistry:
         found = self.get(name)
         if found is None:
             return f"Error: Tool '{clip(name)}' not found"
-        return str(found.run_sync(arguments, **kwargs))
+        return str(found.run_sync(arguments, context=context, **kwargs))
 
     def run_tool_calls(
-        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+        self,
+        reply: Any,
+        /,
+        *,
+        context: Context = None,
+        max_concurrency: int | None = None,
+        format: str | None = None,
     ) -> list[dict[str, Any]]:
         """Run the tool calls of a model's reply; the messages to append, in its format.
 
@@ -294,17 +313,32 @@ class BaseRegistry:
         each through `execute`: a failure is that call's error message, never an
         exception. A reply without calls gives ``[]``.
 
+        ``context`` gives every call's injected parameters their values.
+
         Raises:
             TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
             ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
         """
-        return answer_tool_calls(reply, self.execute, self.execute_sync, max_concurrency, format)
+        execute, execute_sync = self.execute, self.execute_sync
+        if context is not None:
+            execute = functools.partial(execute, context=context)
+            execute_sync = functools.partial(execute_sync, context=context)
+        return answer_tool_calls(reply, execute, execute_sync, max_concurrency, format)
 
     async def async_run_tool_calls(
-        self, reply: Any, /, *, max_concurrency: int | None = None, format: str | None = None
+        self,
+        reply: Any,
+        /,
+        *,
+        context: Context = None,
+        max_concurrency: int | None = None,
+        format: str | None = None,
     ) -> list[dict[str, Any]]:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
-        return await async_answer_tool_calls(reply, self.execute, max_concurrency, format)
+        execute = self.execute
+        if context is not None:
+            execute = functools.partial(execute, context=context)
+        return await async_answer_tool_calls(reply, execute, max_concurrency, format)
 
     # -- exporting ----------------------------------------------------------------------
 

@@ -17,17 +17,19 @@ import inspect
 import sys
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Optional, cast
+from typing import Any, NamedTuple, Optional, cast
 
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from typing_extensions import Doc
 
+from ._injected import Injected, Injection, is_injected
 from ._spec import EMPTY, Param
 from ._typing import admits_none, split_annotated
 from .errors import ToolDefinitionError
 
 __all__ = [
+    "Signature",
     "agently_params",
     "analyse_param",
     "check_doc_params",
@@ -198,6 +200,15 @@ def _field_default(meta: tuple[Any, ...]) -> tuple[Any, Callable[[], Any] | None
     return default, factory
 
 
+class Signature(NamedTuple):
+    """What a function's signature says: its parameters, which of them are positional-only,
+    and which are injected from the call's context."""
+
+    params: tuple[Param, ...]
+    positional: tuple[str, ...]
+    injected: tuple[Injection, ...]
+
+
 def signature_params(
     func: Callable[..., Any],
     hints: dict[str, Any],
@@ -205,7 +216,7 @@ def signature_params(
     tool_name: str,
     *,
     allow_var_kwargs: bool,
-) -> tuple[tuple[Param, ...], tuple[str, ...]]:
+) -> Signature:
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError) as exc:
@@ -213,27 +224,65 @@ def signature_params(
     _refuse_unbound_method(func, signature, tool_name)
     params: list[Param] = []
     positional: list[str] = []
+    injected: list[Injection] = []
     for p in signature.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
-            raise ToolDefinitionError(
-                f"*{p.name} is not supported: a model sends named arguments; "
-                "take a list parameter instead",
-                tool=tool_name,
-                param=p.name,
-            )
-        if p.kind is p.VAR_KEYWORD:
-            if allow_var_kwargs:
-                continue
-            raise ToolDefinitionError(
-                f"**{p.name} needs args_schema=... (a Pydantic model) to say which "
-                "arguments the tool takes",
-                tool=tool_name,
-                param=p.name,
-            )
+        hint = hints.get(p.name, EMPTY)
+        injection = _injection(p, hint, tool_name)
+        if _variadic(p, tool_name, allow_var_kwargs):
+            continue
         if p.kind is p.POSITIONAL_ONLY:
             positional.append(p.name)
-        params.append(analyse_param(p.name, hints.get(p.name, EMPTY), p.default, docs.get(p.name)))
-    return tuple(params), tuple(positional)
+        if injection is not None:
+            injected.append(injection)
+        else:
+            params.append(analyse_param(p.name, hint, p.default, docs.get(p.name)))
+    return Signature(tuple(params), tuple(positional), tuple(injected))
+
+
+def _variadic(p: inspect.Parameter, tool_name: str, allow_var_kwargs: bool) -> bool:
+    """Whether ``p`` is ``**kwargs`` left to ``args_schema``; refuse what cannot be a tool's."""
+    if p.kind is p.VAR_POSITIONAL:
+        raise ToolDefinitionError(
+            f"*{p.name} is not supported: a model sends named arguments; "
+            "take a list parameter instead",
+            tool=tool_name,
+            param=p.name,
+        )
+    if p.kind is p.VAR_KEYWORD:
+        if allow_var_kwargs:
+            return True
+        raise ToolDefinitionError(
+            f"**{p.name} needs args_schema=... (a Pydantic model) to say which "
+            "arguments the tool takes",
+            tool=tool_name,
+            param=p.name,
+        )
+    return False
+
+
+def _injection(p: inspect.Parameter, hint: Any, tool_name: str) -> Injection | None:
+    """``p`` as an `Injection` when it is marked ``Injected`` (its type stays opaque)."""
+    meta = split_annotated(hint)[1]
+    markers = [m for m in meta if is_injected(m)]
+    if not markers:
+        return None
+    if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        raise ToolDefinitionError(
+            "an injected parameter takes one value from the context: it cannot be "
+            f"{'*' if p.kind is p.VAR_POSITIONAL else '**'}{p.name}",
+            tool=tool_name,
+            param=p.name,
+        )
+    if any(isinstance(m, FieldInfo) for m in meta) or isinstance(p.default, FieldInfo):
+        raise ToolDefinitionError(
+            "an injected parameter is not validated, so a Field has nothing to say about "
+            "it: drop the Field (a plain default still applies)",
+            tool=tool_name,
+            param=p.name,
+        )
+    marker = markers[-1]
+    key = (marker.key if isinstance(marker, Injected) else None) or p.name
+    return Injection(p.name, key, p.default)
 
 
 def check_doc_params(docs: dict[str, str], known: set[str], tool_name: str) -> None:

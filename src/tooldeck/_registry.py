@@ -27,6 +27,10 @@ __all__ = ["ToolRegistry", "tool", "tool_func"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
+# Values for injected parameters of served tools: a mapping, or a callable of the
+# request's fastmcp.Context returning one (see tooldeck.mcp.as_mcp_server).
+ServedContext = Mapping[str, Any] | Callable[[Any], Any] | None
+
 _default_registry: list[ToolRegistry | None] = [None]
 _default_lock = threading.Lock()
 
@@ -118,12 +122,18 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         )
 
     def as_mcp_server(
-        self, name: str = "tooldeck", *, tags: Tags = None, match: Match = "any"
+        self,
+        name: str = "tooldeck",
+        *,
+        tags: Tags = None,
+        match: Match = "any",
+        context: ServedContext = None,
     ) -> fastmcp.FastMCP:
-        """A ``fastmcp.FastMCP`` server serving this registry's enabled tools."""
+        """A ``fastmcp.FastMCP`` server serving this registry's enabled tools (see
+        `tooldeck.mcp.as_mcp_server`)."""
         from . import mcp
 
-        return mcp.as_mcp_server(self, name=name, tags=tags, match=match)
+        return mcp.as_mcp_server(self, name=name, tags=tags, match=match, context=context)
 
     def serve(
         self,
@@ -137,6 +147,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         match: Match = "any",
         stateless: bool = False,
         allowed_hosts: Iterable[str] | None = None,
+        context: ServedContext = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
         `tooldeck.mcp.serve`)."""
@@ -153,6 +164,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             match=match,
             stateless=stateless,
             allowed_hosts=allowed_hosts,
+            context=context,
         )
 
     def http_app(
@@ -165,6 +177,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         name: str = "tooldeck",
         tags: Tags = None,
         match: Match = "any",
+        context: ServedContext = None,
     ) -> Starlette:
         """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
         from . import mcp
@@ -178,6 +191,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             name=name,
             tags=tags,
             match=match,
+            context=context,
         )
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import pydantic
 
 from ._docstrings import parse_docstring
+from ._injected import Injection
 from ._introspect import (
     agently_params,
     check_doc_params,
@@ -69,7 +70,7 @@ def build_spec(
     refuse_generators(func, tool_name)
     hints = type_hints(func, tool_name)
     doc = parse_docstring(docstring(func))  # its Args still describe the parameters
-    sig_params, positional = signature_params(
+    sig_params, positional, injected = signature_params(
         func,
         hints,
         doc.params,
@@ -78,13 +79,14 @@ def build_spec(
     )
     if args_schema is not None:
         vpy, vjson, schema, params = _model_validators(args_schema, doc.params, tool_name)
-        positional = ()
+        positional = tuple(name for name in positional if name in {i.name for i in injected})
     else:
         if manual_params is not None:
+            _refuse_injected_kwargs(manual_params, injected, tool_name)
             sig_params = agently_params(manual_params, sig_params, tool_name)
         params = sig_params
         vpy, vjson, schema = signature_validators(params, tool_name)
-    known = {p.name for p in params}
+    known = {p.name for p in params} | {i.name for i in injected}
     if inner is not func:  # a partial: the wrapped docstring may document bound parameters
         known |= set(inspect.signature(inner).parameters)
     check_doc_params(doc.params, known, tool_name)
@@ -104,7 +106,21 @@ def build_spec(
         is_async=is_async_callable(func),
         returns_tool_result=returns_result,
         manual=_as_given(manual_params, returns),
+        injected=injected,
     )
+
+
+def _refuse_injected_kwargs(
+    kwargs: Mapping[str, Any], injected: tuple[Injection, ...], tool_name: str
+) -> None:
+    for injection in injected:
+        if injection.name in kwargs:
+            raise ToolDefinitionError(
+                "kwargs describes an injected parameter, which the model never sends: "
+                "leave it out of kwargs",
+                tool=tool_name,
+                param=injection.name,
+            )
 
 
 def _as_given(kwargs: Mapping[str, Any] | None, returns: Any) -> Mapping[str, Any] | None:

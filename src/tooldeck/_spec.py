@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._injected import Injection
 from .errors import ToolDefinitionError
 
 __all__ = [
@@ -80,6 +81,8 @@ class ToolSpec:
         manual: Agently's manual registration as given (``{"kwargs": ...,
             "returns": ...}``, ``returns`` only when given), which `get_tool_info` shows
             as is; ``None`` for every other tool.
+        injected: The parameters whose values come from a call's ``context``
+            (``Injected``), in signature order; absent from everything above.
     """
 
     name: str
@@ -94,6 +97,7 @@ class ToolSpec:
     is_async: bool
     returns_tool_result: bool
     manual: Mapping[str, Any] | None = None
+    injected: tuple[Injection, ...] = ()
 
 
 def check_name(name: Any, *, func_name: str | None = None) -> str:

@@ -1,73 +1,47 @@
-"""``Tool``, ``BaseTool`` and the call pipeline.
+"""``Tool`` and ``BaseTool``: a function as a tool, what a model sees of it, its exports.
 
-Every call goes through one pipeline — validate (a dict or a JSON string) → run
-(sync or async, with the tool's timeout) → shape the outcome — and only the last
-step differs between the two faces:
-
-* Agently's: the value, or ``"Error: <message>"`` (`Tool.call`, `Tool.acall`);
-* seed 000's: a `ToolResult` (`Tool.run`, `Tool.run_sync`).
-
-Nothing but ``Exception`` is caught, so ``KeyboardInterrupt``, ``SystemExit`` and
-``asyncio.CancelledError`` propagate.
+A `Tool` is built once from a function (or a ready spec): it keeps the frozen spec,
+its tags, timeout, annotations and enabled state, and picks how it runs. How it is
+called — its faces and the pipeline behind them — is `tooldeck._calling`.
 """
 
 from __future__ import annotations
 
 import abc
-import asyncio
 import functools
 import inspect
 import json
-import logging
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from pydantic_core import ValidationError
 from typing_extensions import ParamSpec
 
 from ._agently import agently_info
+from ._calling import CallFaces, Context
 from ._frozen import FrozenDict, freeze
 from ._jsonschema import copy_json
 from ._result import (
-    CallFailure,
     ToolResult,
-    clip,
-    failure_text,
-    format_validation_error,
-    outside_text,
 )
 from ._running import (
-    COROUTINE,
     Arguments,
     AsyncRunner,
     SyncRunner,
-    cause,
-    check_size,
     may_return_awaitable,
-    merge,
     positional_adapter,
     runners,
-    too_deep,
 )
 from ._schema import build_spec
-from ._shifting import run_coroutine
 from ._spec import ToolSpec, check_annotations
-from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
+from ._threads import ThreadLot
 from .errors import ToolDefinitionError
 from .exporters import export_tool
 
-__all__ = ["Arguments", "BaseTool", "Tool", "normalise_tags"]
+__all__ = ["Arguments", "BaseTool", "Context", "Tool", "normalise_tags"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-# What a sync face reports as the call's failure. A CancelledError a tool raises is not
-# the caller's cancellation (a sync caller has no task to cancel): it is reported too.
-# The async faces catch Exception only, so cancellation propagates there.
-SYNC_FAILURES = (Exception, asyncio.CancelledError)
-
-logger = logging.getLogger("tooldeck")
 
 
 class BaseTool(abc.ABC):
@@ -112,7 +86,7 @@ def normalise_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-class Tool(BaseTool, Generic[P, R]):
+class Tool(CallFaces, BaseTool, Generic[P, R]):
     """A function turned into a tool. Calling it calls the function directly.
 
     Build one with `tooldeck.tool` (or ``Tool(func, ...)``). The signature is
@@ -173,8 +147,14 @@ class Tool(BaseTool, Generic[P, R]):
         routed = self._timeout or spec.returns_tool_result or self._awaits
         plain = None if routed else self._target
         self._validate_dict = spec.validate_python  # one lookup on the hot path
-        self._direct: Callable[..., Any] | None = None if spec.is_async else plain
-        self._adirect: Callable[..., Any] | None = plain if spec.is_async else None
+        # Tools with injected parameters have paths of their own, so the others pay
+        # nothing for them: `_direct`/`_adirect` are for tools without any.
+        self._injected = spec.injected
+        injected, sync = bool(spec.injected), not spec.is_async
+        self._direct: Callable[..., Any] | None = plain if sync and not injected else None
+        self._adirect: Callable[..., Any] | None = plain if not sync and not injected else None
+        self._idirect: Callable[..., Any] | None = plain if sync and injected else None
+        self._aidirect: Callable[..., Any] | None = plain if not sync and injected else None
         if inspect.isfunction(func) or inspect.ismethod(func):
             functools.update_wrapper(self, func)
         if spec.is_async:
@@ -285,150 +265,6 @@ class Tool(BaseTool, Generic[P, R]):
             strict=strict,
             annotations=self.annotations,
         )
-
-    # -- calling: the Agently face ------------------------------------------------------
-
-    def call(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
-        """Call with validated arguments: the value, or ``"Error: <message>"``.
-
-        Args:
-            arguments: A mapping or a JSON object string; keyword arguments are merged
-                into it (they win).
-        """
-        direct = self._direct
-        if direct is not None and not kwargs and self._enabled:
-            # The hot path (a plain sync tool; a dict or JSON text from the model):
-            # validate, call. Anything else takes `_validate` inside the same guard.
-            try:
-                kind = arguments.__class__
-                if kind is dict:
-                    args = self._validate_dict(arguments)
-                elif (
-                    kind is str
-                    and arguments.strip()  # type: ignore[union-attr]
-                    and len(arguments) * 4 <= (self.max_argument_bytes or -1)  # type: ignore[arg-type]
-                ):
-                    args = self._spec.validate_json(arguments)  # surely under the size limit
-                else:
-                    args = self._validate(arguments)
-            except Exception as exc:  # validators may raise anything: still a failed call
-                return "Error: " + self._refusal(exc)
-            try:
-                value = direct(**args)
-                if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
-                    value = run_coroutine(value)
-            except SYNC_FAILURES as exc:
-                return "Error: " + self._failure(exc)
-        else:
-            try:
-                if kwargs:
-                    arguments = merge(arguments, kwargs, self.max_argument_bytes)
-                args = self._validate(arguments)
-                value = self._run_sync(args)
-            except SYNC_FAILURES as exc:
-                return "Error: " + self._failure(exc)
-        if type(value) is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
-        return value
-
-    async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
-        """Async twin of `call`."""
-        adirect = self._adirect
-        if adirect is not None and type(arguments) is dict and not kwargs and self._enabled:
-            # The hot path (a plain async tool, a dict from the model): validate, await.
-            # (type(), not .__class__, which an object may make a property that raises.)
-            try:
-                args = self._validate_dict(arguments)
-            except Exception as exc:  # validators may raise anything: still a failed call
-                return "Error: " + self._refusal(exc)
-            try:
-                value = await adirect(**args)
-            except Exception as exc:
-                return "Error: " + self._failure(exc)
-        else:
-            try:
-                if kwargs:
-                    arguments = merge(arguments, kwargs, self.max_argument_bytes)
-                value = await self._run_async(self._validate(arguments))
-            except Exception as exc:
-                return "Error: " + self._failure(exc)
-        if type(value) is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
-        return value
-
-    # -- calling: the ToolResult face ---------------------------------------------------
-
-    async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
-        """Call with validated arguments: always a `ToolResult`, never raises."""
-        try:
-            if kwargs:
-                arguments = merge(arguments, kwargs, self.max_argument_bytes)
-            value = await self._run_async(self._validate(arguments))
-        except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=cause(exc))
-        return value if type(value) is ToolResult else ToolResult.ok(value)
-
-    def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
-        """Sync twin of `run`."""
-        try:
-            if kwargs:
-                arguments = merge(arguments, kwargs, self.max_argument_bytes)
-            value = self._run_sync(self._validate(arguments))
-        except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._failure(exc), exception=cause(exc))
-        return value if type(value) is ToolResult else ToolResult.ok(value)
-
-    async def execute(self, **kwargs: Any) -> ToolResult:
-        """The `BaseTool` interface: `run` with keyword arguments."""
-        return await self.run(kwargs)
-
-    # -- the pipeline -------------------------------------------------------------------
-
-    def _validate(self, arguments: Arguments) -> dict[str, Any]:
-        if not self._enabled:
-            raise CallFailure(f"Tool '{clip(self._spec.name)}' is disabled")
-        spec = self._spec
-        try:
-            kind = arguments.__class__
-            if kind is dict:
-                return spec.validate_python(arguments)
-            if arguments is None:
-                return spec.validate_python({})
-            # `kind is str` first: cheaper than isinstance for the usual JSON text.
-            if kind is str or isinstance(arguments, (str, bytes, bytearray)):
-                if not arguments.strip():  # type: ignore[union-attr]
-                    # "" for no arguments: some models send it for a parameterless tool,
-                    # and the OpenAI Agents SDK, Pydantic AI and LangChain all read it so.
-                    return spec.validate_python({})
-                limit = self.max_argument_bytes
-                if limit is not None and len(arguments) * 4 > limit:  # may be over: measure
-                    check_size(arguments, limit, spec.name)  # type: ignore[arg-type]
-                return spec.validate_json(arguments)
-            return spec.validate_python(arguments)
-        except ValidationError as exc:
-            raise CallFailure(format_validation_error(exc, spec.name)) from exc
-        except RecursionError as exc:  # a Python value nested deeper than the stack
-            raise CallFailure(too_deep(spec.name)) from exc
-
-    def _refusal(self, exc: BaseException) -> str:
-        """The text for arguments refused on a fast path (what `_validate` would raise)."""
-        if isinstance(exc, ValidationError):
-            return format_validation_error(exc, self._spec.name)
-        if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
-            return too_deep(self._spec.name)
-        # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
-        # a user's validator raised.
-        return self._failure(exc)
-
-    def _failure(self, exc: BaseException) -> str:
-        if isinstance(exc, CallFailure):  # tooldeck's own words, already bounded
-            return failure_text(exc)
-        if isinstance(exc, CallTimeout):
-            return f"Tool '{clip(self._spec.name)}' timed out after {self._timeout:g} seconds"
-        if isinstance(exc, TooManyAbandoned):
-            return f"Tool '{clip(self._spec.name)}' is not called now: {exc}"
-        logger.debug("tool %r raised", self._spec.name, exc_info=exc)
-        return outside_text(failure_text(exc))
 
     def _runners(self) -> tuple[SyncRunner, AsyncRunner]:
         """Pick, once, how this tool runs from sync and from async code."""

@@ -18,6 +18,7 @@ This module imports fastmcp at the top: `tooldeck.mcp._serving` imports it lazil
 
 from __future__ import annotations
 
+import inspect
 import json
 import weakref
 from collections.abc import Callable, Mapping
@@ -30,7 +31,7 @@ from fastmcp.tools.base import ToolResult as FastMCPResult
 from mcp_types import TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
-from tooldeck._result import clip, problem_lines
+from tooldeck._result import clip, failure_text, outside_text, problem_lines
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
@@ -53,11 +54,15 @@ _CHECKS: weakref.WeakKeyDictionary[Tool[..., Any], tuple[Any, Problems]] = (
 
 
 def new_server(
-    registry: ToolRegistry, name: str, tags: str | Iterable[str] | None, match: Any = "any"
+    registry: ToolRegistry,
+    name: str,
+    tags: str | Iterable[str] | None,
+    match: Any = "any",
+    context: Any = None,
 ) -> FastMCP[Any]:
     """A ``FastMCP`` server over the registry (`tooldeck.mcp.as_mcp_server`)."""
     # dereference_schemas=False: serve the schemas as exported, `$defs` and all.
-    provider = RegistryProvider(registry, tags, match)
+    provider = RegistryProvider(registry, tags, match, context)
     return FastMCP(name, providers=[provider], dereference_schemas=False)
 
 
@@ -65,19 +70,24 @@ class RegistryProvider(Provider):
     """The registry's enabled tools (those with ``tags``), read afresh each time."""
 
     def __init__(
-        self, registry: ToolRegistry, tags: str | Iterable[str] | None, match: Any = "any"
+        self,
+        registry: ToolRegistry,
+        tags: str | Iterable[str] | None,
+        match: Any = "any",
+        context: Any = None,
     ) -> None:
         super().__init__()
         self._registry = registry
         self._tags = tags
         self._match = match
+        self._context = context
 
     async def _list_tools(self) -> list[Any]:
         registry, served = self._registry, []
         for exported in registry.export("mcp", tags=self._tags, match=self._match):
             tool = registry.get(exported["name"])
             if tool is not None:
-                served.append(served_tool(tool, exported))
+                served.append(served_tool(tool, exported, self._context))
         return served
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:
@@ -85,7 +95,7 @@ class RegistryProvider(Provider):
         selected = self._registry.list_tools(tags=self._tags, match=self._match)
         if tool is None or name not in selected:
             return None
-        return served_tool(tool, tool.export("mcp"))
+        return served_tool(tool, tool.export("mcp"), self._context)
 
 
 class ServedTool(FastMCPTool):
@@ -93,6 +103,7 @@ class ServedTool(FastMCPTool):
 
     _tool: Tool[..., Any] = PrivateAttr()
     _export: Mapping[str, Any] = PrivateAttr()
+    _context: Any = PrivateAttr(default=None)
 
     def get_meta(self) -> dict[str, Any]:
         # The exported `_meta` as is (tags where both fastmcp majors look), not
@@ -117,7 +128,12 @@ class ServedTool(FastMCPTool):
             if isinstance(reply, RemoteFailure):
                 return _error(str(reply))
             return FastMCPResult.from_mcp_result(reply)  # exactly what the server sent
-        outcome = await tool.run(arguments)
+        try:
+            context = await self._request_context()
+        except Exception as exc:  # the server's own context callable failed
+            message = outside_text(failure_text(exc))
+            return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
+        outcome = await tool.run(arguments, context=context)
         if not outcome.success:
             return _error(outcome.error or "")
         try:
@@ -132,6 +148,22 @@ class ServedTool(FastMCPTool):
             return _error(problem_lines(header, problems))
         return result
 
+    async def _request_context(self) -> Mapping[str, Any] | None:
+        """The values for injected parameters, for this request (see `as_mcp_server`)."""
+        context = self._context
+        if context is None or isinstance(context, Mapping):
+            return context
+        if not self._tool.spec.injected:
+            return None  # a tool that takes nothing from the context never calls for it
+        from fastmcp.server.dependencies import get_context
+
+        values: Any = context(get_context())
+        if inspect.isawaitable(values):
+            values = await values
+        if values is not None and not isinstance(values, Mapping):
+            raise TypeError(f"the context callable returned {type(values).__name__}, not a mapping")
+        return values
+
     def _output_problems(self, structured: dict[str, Any] | None) -> list[str]:
         schema = self._export.get("outputSchema")
         if schema is None:
@@ -142,7 +174,9 @@ class ServedTool(FastMCPTool):
         return output_problems(cached[1], structured)
 
 
-def served_tool(tool: Tool[..., Any], exported: Mapping[str, Any]) -> ServedTool:
+def served_tool(
+    tool: Tool[..., Any], exported: Mapping[str, Any], context: Any = None
+) -> ServedTool:
     """``tool`` as fastmcp serves it (see the module docstring)."""
     output = exported.get("outputSchema")
     annotations = exported.get("annotations")
@@ -162,6 +196,7 @@ def served_tool(tool: Tool[..., Any], exported: Mapping[str, Any]) -> ServedTool
     )
     served._tool = tool
     served._export = exported
+    served._context = context
     return served
 
 

@@ -33,7 +33,7 @@ from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
 from tooldeck._schema_check import SchemaError, schema_validator
 from tooldeck._schema_tools import schema_params
 from tooldeck._spec import EMPTY, ToolSpec
-from tooldeck._tool import Arguments, Tool
+from tooldeck._tool import Arguments, Context, Tool
 
 from . import _loop
 from ._extra import logger
@@ -161,7 +161,9 @@ class ProxyTool(Tool[..., Any]):
 
     # -- the call faces -----------------------------------------------------------------
 
-    def call(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+    def call(
+        self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> Any:
         """Seed 001 §7.2: the value, ``{"error": <text>}``, or ``None`` (no answer)."""
         try:
             args = self._arguments(arguments, kwargs)
@@ -170,7 +172,9 @@ class ProxyTool(Tool[..., Any]):
             return "Error: " + self._failure(exc)
         return self._value(reply)
 
-    async def acall(self, arguments: Arguments = None, /, **kwargs: Any) -> Any:
+    async def acall(
+        self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> Any:
         """Async twin of `call`."""
         try:
             args = self._arguments(arguments, kwargs)
@@ -178,7 +182,9 @@ class ProxyTool(Tool[..., Any]):
             return "Error: " + self._failure(exc)
         return self._value(await self._reply_async(args))
 
-    async def run(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+    async def run(
+        self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> ToolResult:
         """A `ToolResult`: the value, the server's error text, or why it did not answer."""
         try:
             args = self._arguments(arguments, kwargs)
@@ -186,7 +192,9 @@ class ProxyTool(Tool[..., Any]):
             return ToolResult.fail(self._failure(exc), exception=exc)
         return self._result(await self._reply_async(args))
 
-    def run_sync(self, arguments: Arguments = None, /, **kwargs: Any) -> ToolResult:
+    def run_sync(
+        self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> ToolResult:
         """Sync twin of `run`."""
         try:
             args = self._arguments(arguments, kwargs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._extra import require_fastmcp
@@ -28,11 +28,18 @@ __all__ = ["as_mcp_server", "http_app", "serve"]
 HTTP_PATH = "/mcp"
 Tags = str | Iterable[str] | None
 Match = Literal["any", "all"]
+# Values for injected parameters: a mapping, or a callable of the request's context.
+ServedContext = Mapping[str, Any] | Callable[[Any], Any] | None
 Token = str | Mapping[str, str] | None
 
 
 def as_mcp_server(
-    registry: ToolRegistry, *, name: str = "tooldeck", tags: Tags = None, match: Match = "any"
+    registry: ToolRegistry,
+    *,
+    name: str = "tooldeck",
+    tags: Tags = None,
+    match: Match = "any",
+    context: ServedContext = None,
 ) -> fastmcp.FastMCP[Any]:
     """A ``fastmcp.FastMCP`` serving the registry's enabled tools (a live view).
 
@@ -40,13 +47,20 @@ def as_mcp_server(
     schemas, description, annotations, tags under ``_meta``) and called through
     tooldeck's pipeline: a failure becomes an MCP error result carrying the message; a
     proxy hands on its server's result unchanged.
+
+    ``context`` gives the tools' injected parameters (`tooldeck.Injected`) their values:
+    a mapping, or a callable that receives the request's ``fastmcp.Context`` (its
+    headers, the authenticated client: `client_id`) and returns the mapping — called
+    per request, so a multi-tenant server derives who is calling.
     """
     require_fastmcp()
     from ._provider import new_server
 
     if match not in ("any", "all"):
         raise ValueError(f"match must be 'any' or 'all', not {match!r}")
-    return new_server(registry, name, tags, match)
+    if context is not None and not (isinstance(context, Mapping) or callable(context)):
+        raise TypeError(f"context must be a mapping or a callable, not {context!r}")
+    return new_server(registry, name, tags, match, context)
 
 
 def http_app(
@@ -59,6 +73,7 @@ def http_app(
     name: str = "tooldeck",
     tags: Tags = None,
     match: Match = "any",
+    context: ServedContext = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -78,13 +93,15 @@ def http_app(
         name: The server name clients see.
         tags: Serve only tools carrying any of these tags.
         match: ``"all"``: only tools carrying all of ``tags``.
+        context: Values for injected parameters: a mapping, or a callable of the
+            request's ``fastmcp.Context`` returning one (see `as_mcp_server`).
 
     Raises:
         ValueError: An empty token, or an allowed host that is not a name.
     """
     require_fastmcp()
     options = _http_options(token, stateless, allowed_hosts)
-    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     return server.http_app(path=path, **options)
 
 
@@ -100,6 +117,7 @@ def serve(
     match: Match = "any",
     stateless: bool = False,
     allowed_hosts: Iterable[str] | None = None,
+    context: ServedContext = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -115,6 +133,7 @@ def serve(
         match: ``"all"``: only tools carrying all of ``tags``.
         stateless: HTTP only: keep no per-client session (see `http_app`).
         allowed_hosts: HTTP only: ``Host`` names to accept besides loopback ones.
+        context: Values for injected parameters (see `as_mcp_server`).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
@@ -129,6 +148,7 @@ def serve(
             name=name,
             tags=tags,
             match=match,
+            context=context,
             token=token,
             stateless=stateless,
             allowed_hosts=allowed_hosts,
@@ -141,7 +161,7 @@ def serve(
             f"serving MCP on {host} without a token: anyone who can reach it may call",
             stacklevel=2,
         )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     listener = _listen(host, port)
     server.run(
         transport="http",
@@ -155,14 +175,20 @@ def serve(
 
 
 def _serve_stdio(
-    registry: ToolRegistry, *, name: str, tags: Tags, match: Match, **http_only: Any
+    registry: ToolRegistry,
+    *,
+    name: str,
+    tags: Tags,
+    match: Match,
+    context: ServedContext,
+    **http_only: Any,
 ) -> None:
     given = [key for key, value in http_only.items() if value not in (None, False)]
     if given:
         raise ValueError(
             f"{', '.join(given)}: HTTP-only options; stdio has no remote clients to check"
         )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match)
+    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     server.run(transport="stdio", show_banner=False)
 
 
