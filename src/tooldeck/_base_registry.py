@@ -7,7 +7,6 @@ tag index are a `tooldeck._catalog.Catalog`; the tools themselves do the calling
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, TypeVar, overload
 
@@ -15,13 +14,12 @@ from typing_extensions import ParamSpec
 
 from ._agently import agently_info
 from ._catalog import Catalog, Match, Tags
-from ._result import ToolResult, clip
+from ._named_calls import NamedCalls
 from ._schema import build_spec
 from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
-from ._tool import Arguments, BaseTool, Context, Tool, normalise_tags
-from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
+from ._tool import BaseTool, Tool, normalise_tags
 from .errors import ToolDefinitionError
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
@@ -32,7 +30,7 @@ R = TypeVar("R")
 EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
 
 
-class BaseRegistry:
+class BaseRegistry(NamedCalls):
     """A set of tools: register, query by tag, call by name, export."""
 
     def __init__(self) -> None:
@@ -231,114 +229,6 @@ class BaseRegistry:
         if shift == "async":
             return asyncify(found.func)
         raise ValueError(f"shift must be None, 'sync' or 'async', not {shift!r}")
-
-    # -- calling ------------------------------------------------------------------------
-
-    def call_tool(self, name: str, kwargs: Arguments = None, *, context: Context = None) -> Any:
-        """Agently's face: the value, ``"Can not find tool named '<name>'"`` or ``"Error: ..."``.
-
-        ``context`` gives the tool's injected parameters (`tooldeck.Injected`) their
-        values. Never raises (but for ``KeyboardInterrupt``, ``SystemExit`` and
-        cancellation).
-        """
-        try:
-            found = self._tools.get(name)
-        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
-            found = None
-        if found is None:
-            return f"Can not find tool named '{clip(name)}'"
-        if context is None:
-            return found.call(kwargs)
-        return found.call(kwargs, context=context)
-
-    async def async_call_tool(
-        self, name: str, kwargs: Arguments = None, *, context: Context = None
-    ) -> Any:
-        """Async twin of `call_tool`; sync tools run in a worker thread."""
-        try:
-            found = self._tools.get(name)
-        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
-            found = None
-        if found is None:
-            return f"Can not find tool named '{clip(name)}'"
-        return await found.acall(kwargs, context=context)
-
-    async def execute(
-        self, name: str, arguments: Arguments = None, *, context: Context = None
-    ) -> ToolResult:
-        """Seed 000's face: always a `ToolResult`; ``fail("Tool '<name>' not found")``."""
-        found = self.get(name)
-        if found is None:
-            return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        return await found.run(arguments, context=context)
-
-    def execute_sync(
-        self, name: str, arguments: Arguments = None, *, context: Context = None
-    ) -> ToolResult:
-        """Sync twin of `execute`."""
-        found = self.get(name)
-        if found is None:
-            return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        return found.run_sync(arguments, context=context)
-
-    def call(
-        self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
-    ) -> str:
-        """RunGPT's face: keyword arguments in, the result's text out.
-
-        ``registry.call("search", query="x")`` → ``str(ToolResult)``: the data (JSON
-        unless it is a ``str``) or ``"Error: <message>"``.
-        """
-        found = self.get(name)
-        if found is None:
-            return f"Error: Tool '{clip(name)}' not found"
-        return str(found.run_sync(arguments, context=context, **kwargs))
-
-    def run_tool_calls(
-        self,
-        reply: Any,
-        /,
-        *,
-        context: Context = None,
-        max_concurrency: int | None = None,
-        format: str | None = None,
-    ) -> list[dict[str, Any]]:
-        """Run the tool calls of a model's reply; the messages to append, in its format.
-
-        ``reply``: an OpenAI Chat Completions or Responses reply, an Anthropic message or
-        a Gemini response, at any level (the whole reply, a message, its calls), as the
-        SDK's objects or as dicts from the wire. The format is recognised from the shape
-        (``format`` forces ``"openai"``, ``"openai-responses"``, ``"anthropic"`` or
-        ``"gemini"``). The calls run concurrently (at most ``max_concurrency`` at once),
-        each through `execute`: a failure is that call's error message, never an
-        exception. A reply without calls gives ``[]``.
-
-        ``context`` gives every call's injected parameters their values.
-
-        Raises:
-            TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
-            ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
-        """
-        execute, execute_sync = self.execute, self.execute_sync
-        if context is not None:
-            execute = functools.partial(execute, context=context)
-            execute_sync = functools.partial(execute_sync, context=context)
-        return answer_tool_calls(reply, execute, execute_sync, max_concurrency, format)
-
-    async def async_run_tool_calls(
-        self,
-        reply: Any,
-        /,
-        *,
-        context: Context = None,
-        max_concurrency: int | None = None,
-        format: str | None = None,
-    ) -> list[dict[str, Any]]:
-        """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
-        execute = self.execute
-        if context is not None:
-            execute = functools.partial(execute, context=context)
-        return await async_answer_tool_calls(reply, execute, max_concurrency, format)
 
     # -- exporting ----------------------------------------------------------------------
 

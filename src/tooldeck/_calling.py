@@ -19,6 +19,7 @@ the tool raised (a sync caller has no task to cancel).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,6 +33,7 @@ from ._result import (
     clip,
     failure_text,
     format_validation_error,
+    ok,
     outside_text,
 )
 from ._running import (
@@ -41,12 +43,15 @@ from ._running import (
     SyncRunner,
     cause,
     check_size,
+    may_return_awaitable,
     merge,
+    positional_adapter,
+    runners,
     too_deep,
 )
 from ._shifting import run_coroutine
 from ._spec import EMPTY, ToolSpec
-from ._threads import CallTimeout, TooManyAbandoned
+from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
 
 __all__ = ["SYNC_FAILURES", "CallFaces", "Context"]
 
@@ -59,6 +64,8 @@ SYNC_FAILURES = (Exception, asyncio.CancelledError)
 
 Context = Mapping[str, Any] | None
 
+_FACES = ("call", "acall", "run", "run_sync")
+
 
 class CallFaces:
     """The call faces of a `tooldeck.Tool` and the pipeline behind them."""
@@ -69,15 +76,19 @@ class CallFaces:
     _timeout: float | None
     _injected: tuple[Injection, ...]
     _validate_dict: Callable[[Any], dict[str, Any]]
-    # How the tool runs, picked once: the plain paths (`_direct` for a sync function,
-    # `_adirect` for an async one), the same for a tool with injected parameters
-    # (`_idirect`, `_aidirect`), or — all of those None — the runners.
+    # How the tool runs, picked once (`_pick_paths`): the plain paths (`_direct` for a
+    # sync function, `_adirect` for an async one, `_idirect`/`_aidirect` and the
+    # (parameter, context key) pairs `_inject` for one with injected parameters; None
+    # when disabled), the plain function however it is called (`_plain`), or — None —
+    # the runners.
     _direct: Callable[..., Any] | None
     _adirect: Callable[..., Any] | None
     _idirect: Callable[..., Any] | None
     _aidirect: Callable[..., Any] | None
-    _run_sync: SyncRunner
-    _run_async: AsyncRunner
+    _inject: tuple[tuple[str, str], ...]
+    _plain: Callable[..., Any] | None
+    func: Callable[..., Any]
+    max_abandoned_threads: int | None
 
     # -- calling: the Agently face ------------------------------------------------------
 
@@ -93,51 +104,59 @@ class CallFaces:
                 by key; keys it does not take are ignored.
         """
         direct = self._direct
-        if direct is None or kwargs or not self._enabled:
-            return self._call_other(arguments, kwargs, context)
-        # The hot path (a plain sync tool; a dict or JSON text from the model): validate,
-        # call. Anything else takes `_validate` inside the same guard.
-        try:
-            kind = arguments.__class__
-            if kind is dict:
-                args = self._validate_dict(arguments)
-            elif (
-                kind is str
-                and arguments.strip()  # type: ignore[union-attr]
-                and len(arguments) * 4 <= (self.max_argument_bytes or -1)  # type: ignore[arg-type]
-            ):
-                args = self._spec.validate_json(arguments)  # surely under the size limit
-            else:
-                args = self._validate(arguments)
-        except Exception as exc:  # validators may raise anything: still a failed call
-            return "Error: " + self._refusal(exc)
+        if direct is None or kwargs:
+            direct = self._idirect
+            if direct is None or kwargs or type(context) is not dict:
+                return self._call_other(arguments, kwargs, context)
+            try:  # a plain tool with injected parameters, a dict context
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+                try:
+                    for name, key in self._inject:
+                        args[name] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(self._from_context(context))
+            except Exception as exc:
+                return "Error: " + self._refusal(exc)
+        else:  # the hot path: a plain sync tool, a dict or JSON text from the model
+            try:
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+            except Exception as exc:  # validators may raise anything: still a failed call
+                return "Error: " + self._refusal(exc)
         try:
             value = direct(**args)
             if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if type(value) is ToolResult:
+        if value.__class__ is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
         return value
 
     def _call_other(self, arguments: Arguments, kwargs: dict[str, Any], context: Context) -> Any:
-        """`call` for every case but the hot path."""
-        idirect = self._idirect
+        """`call` off the plain paths: keyword arguments, another context, the runners."""
         try:
             args = self._prepare(arguments, kwargs, context)
         except Exception as exc:
             return "Error: " + self._refusal(exc)
+        plain = self._plain
         try:
-            if idirect is None:
+            if plain is None or self._spec.is_async:
                 value = self._run_sync(args)
-            else:  # a plain tool with injected parameters
-                value = idirect(**args)
+            else:  # a plain sync tool called with keyword arguments
+                value = plain(**args)
                 if value.__class__ is COROUTINE:
                     value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if type(value) is ToolResult:
+        if value.__class__ is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
         return value
 
@@ -146,31 +165,59 @@ class CallFaces:
     ) -> Any:
         """Async twin of `call`."""
         adirect = self._adirect
-        if adirect is not None and type(arguments) is dict and not kwargs and self._enabled:
-            # The hot path (a plain async tool, a dict from the model): validate, await.
-            # (type(), not .__class__, which an object may make a property that raises.)
+        if adirect is None or kwargs:
+            adirect = self._aidirect
+            if adirect is None or kwargs or type(context) is not dict:
+                return await self._acall_other(arguments, kwargs, context)
+            try:  # a plain tool with injected parameters, a dict context
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+                try:
+                    for name, key in self._inject:
+                        args[name] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(self._from_context(context))
+            except Exception as exc:
+                return "Error: " + self._refusal(exc)
+        else:  # the hot path: a plain async tool, a dict or JSON text from the model
             try:
-                args = self._validate_dict(arguments)
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
             except Exception as exc:  # validators may raise anything: still a failed call
                 return "Error: " + self._refusal(exc)
-            try:
-                value = await adirect(**args)
-            except Exception as exc:
-                return "Error: " + self._failure(exc)
-        else:
-            try:
-                args = self._prepare(arguments, kwargs, context)
-            except Exception as exc:
-                return "Error: " + self._refusal(exc)
-            aidirect = self._aidirect
-            try:
-                if aidirect is None:
-                    value = await self._run_async(args)
-                else:  # a plain async tool with injected parameters
-                    value = await aidirect(**args)
-            except Exception as exc:
-                return "Error: " + self._failure(exc)
-        if type(value) is ToolResult:
+        try:
+            running = adirect(**args)
+            del args  # not held while the tool runs: 10,000 calls in flight are less garbage
+            value = await running
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        if value.__class__ is ToolResult:
+            return value.data if value.success else f"Error: {value.error}"
+        return value
+
+    async def _acall_other(
+        self, arguments: Arguments, kwargs: dict[str, Any], context: Context
+    ) -> Any:
+        """`acall` off the plain paths."""
+        try:
+            args = self._prepare(arguments, kwargs, context)
+        except Exception as exc:
+            return "Error: " + self._refusal(exc)
+        plain = self._plain
+        try:
+            if plain is None or not self._spec.is_async:
+                value = await self._run_async(args)
+            else:  # a plain async tool called with keyword arguments
+                value = await plain(**args)
+        except Exception as exc:
+            return "Error: " + self._failure(exc)
+        if value.__class__ is ToolResult:
             return value.data if value.success else f"Error: {value.error}"
         return value
 
@@ -180,27 +227,182 @@ class CallFaces:
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
     ) -> ToolResult:
         """Call with validated arguments: always a `ToolResult`, never raises."""
+        adirect = self._adirect
         try:
-            value = await self._run_async(self._prepare(arguments, kwargs, context))
+            if adirect is not None and not kwargs:  # a plain async tool: validate, await
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+            elif self._aidirect is not None and not kwargs and type(context) is dict:
+                adirect = self._aidirect
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+                try:
+                    for name, key in self._inject:
+                        args[name] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(self._from_context(context))
+            else:
+                return await self._run_other(arguments, kwargs, context)
+            running = adirect(**args)
+            del args
+            value = await running
         except Exception as exc:
-            return ToolResult.fail(self._failure(exc), exception=cause(exc))
-        return value if type(value) is ToolResult else ToolResult.ok(value)
+            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
+
+    async def _run_other(
+        self, arguments: Arguments, kwargs: dict[str, Any], context: Context
+    ) -> ToolResult:
+        """`run` off the plain paths."""
+        try:
+            args = self._prepare(arguments, kwargs, context)
+            plain = self._plain
+            if plain is None or not self._spec.is_async:
+                value = await self._run_async(args)
+            else:  # a plain async tool called with keyword arguments
+                value = await plain(**args)
+        except Exception as exc:
+            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
 
     def run_sync(
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
     ) -> ToolResult:
         """Sync twin of `run`."""
+        direct = self._direct
         try:
-            value = self._run_sync(self._prepare(arguments, kwargs, context))
+            if direct is not None and not kwargs:  # a plain sync tool: validate, call
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+            elif self._idirect is not None and not kwargs and type(context) is dict:
+                direct = self._idirect
+                args = (
+                    self._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else self._args_of(arguments)
+                )
+                try:
+                    for name, key in self._inject:
+                        args[name] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(self._from_context(context))
+            else:
+                return self._run_sync_other(arguments, kwargs, context)
+            value = direct(**args)
+            if value.__class__ is COROUTINE:
+                value = run_coroutine(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._failure(exc), exception=cause(exc))
-        return value if type(value) is ToolResult else ToolResult.ok(value)
+            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
+
+    def _run_sync_other(
+        self, arguments: Arguments, kwargs: dict[str, Any], context: Context
+    ) -> ToolResult:
+        """`run_sync` off the plain paths."""
+        try:
+            args = self._prepare(arguments, kwargs, context)
+            plain = self._plain
+            if plain is None or self._spec.is_async:
+                value = self._run_sync(args)
+            else:  # a plain sync tool called with keyword arguments
+                value = plain(**args)
+                if value.__class__ is COROUTINE:
+                    value = run_coroutine(value)
+        except SYNC_FAILURES as exc:
+            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
 
     async def execute(self, **kwargs: Any) -> ToolResult:
         """The `BaseTool` interface: `run` with keyword arguments."""
         return await self.run(kwargs)
 
+    # -- how the tool runs, picked once ---------------------------------------------------
+
+    def _pick_paths(self) -> None:
+        """Which path a call takes, decided once (and again when enabled or disabled).
+
+        A plain tool — no timeout, no ``-> ToolResult`` check, a function that says what
+        it returns — is called straight after validation: `_direct` (sync) or
+        `_adirect` (async) for a tool without injected parameters, so their hot path
+        checks nothing else, and `_idirect`/`_aidirect` for one with them. All four are
+        None for a disabled tool, whose calls take `_validate` to be refused, and for a
+        subclass with faces of its own. Anything else takes the runners.
+        """
+        spec = self._spec
+        routed = self._timeout or spec.returns_tool_result or self._awaits()
+        plain = None if routed else self.func
+        if spec.positional and plain is not None:
+            plain = positional_adapter(plain, spec.positional)
+        self._plain = plain
+        # A subclass that words its own faces (an MCP proxy does) is called through them:
+        # no plain paths, which the registry's faces would otherwise take around them.
+        cls = type(self)
+        own_faces = all(getattr(cls, face) is getattr(CallFaces, face) for face in _FACES)
+        direct = plain if self._enabled and own_faces else None
+        sync, injected = not spec.is_async, bool(spec.injected)
+        self._direct = direct if sync and not injected else None
+        self._adirect = direct if not sync and not injected else None
+        self._idirect = direct if sync and injected else None
+        self._aidirect = direct if not sync and injected else None
+        self._inject = tuple((i.name, i.key) for i in spec.injected)
+
+    def _awaits(self) -> bool:
+        """A sync function that says nothing of what it returns may return an awaitable
+        (`lambda q: fetch(q)`), which is awaited: it takes the runners' path."""
+        spec = self._spec
+        return not spec.is_async and may_return_awaitable(spec.return_annotation)
+
+    # Built on first use: most tools are never called off the plain paths, and a registry
+    # of thousands should not pay for runners it does not use.
+
+    @functools.cached_property
+    def _runner_pair(self) -> tuple[SyncRunner, AsyncRunner]:
+        """How this tool runs from sync and from async code, when not on a plain path."""
+        spec = self._spec
+        target = self.func
+        if spec.positional:
+            target = positional_adapter(target, spec.positional)
+        return runners(
+            target,
+            is_async=spec.is_async,
+            timeout=self._timeout,
+            checked=spec.returns_tool_result,
+            awaits=self._awaits(),
+            lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
+        )
+
+    @functools.cached_property
+    def _run_sync(self) -> SyncRunner:
+        return self._runner_pair[0]
+
+    @functools.cached_property
+    def _run_async(self) -> AsyncRunner:
+        return self._runner_pair[1]
+
     # -- the pipeline -------------------------------------------------------------------
+
+    def _args_of(self, arguments: Arguments) -> dict[str, Any]:
+        """Validated keyword arguments for anything but a dict (what the hot paths hand on).
+
+        JSON text under the size limit goes straight to the validator; the rest —
+        bytes, other mappings, ``None``, blank or long text — takes `_validate`.
+        """
+        if (
+            arguments.__class__ is str
+            and arguments.strip()
+            and len(arguments) * 4 <= (self.max_argument_bytes or -1)
+        ):
+            return self._spec.validate_json(arguments)  # surely under the size limit
+        return self._validate(arguments)
 
     def _prepare(
         self, arguments: Arguments, kwargs: dict[str, Any], context: Context
@@ -247,7 +449,8 @@ class CallFaces:
             raise CallFailure(too_deep(spec.name)) from exc
 
     def _refusal(self, exc: BaseException) -> str:
-        """The text for arguments refused on a fast path (what `_validate` would raise)."""
+        """The text for a failure on a fast path, arguments refused included (what
+        `_validate` would have raised for them)."""
         if isinstance(exc, ValidationError):
             return format_validation_error(exc, self._spec.name)
         if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack

@@ -6,10 +6,11 @@ downstream (the call pipeline, the exporters, Agently's view) reads it.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ._injected import Injection
@@ -98,6 +99,17 @@ class ToolSpec:
     returns_tool_result: bool
     manual: Mapping[str, Any] | None = None
     injected: tuple[Injection, ...] = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ToolSpec:
+        # Everything copied but the validators: compiled, immutable, shared.
+        copied = {
+            f.name: copy.deepcopy(getattr(self, f.name), memo)
+            for f in fields(self)
+            if f.name not in ("validate_python", "validate_json")
+        }
+        return ToolSpec(
+            **copied, validate_python=self.validate_python, validate_json=self.validate_json
+        )
 
 
 def check_name(name: Any, *, func_name: str | None = None) -> str:

@@ -8,12 +8,13 @@ called — its faces and the pipeline behind them — is `tooldeck._calling`.
 from __future__ import annotations
 
 import abc
+import copy
 import functools
 import inspect
 import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, SupportsIndex, TypeVar
 
 from typing_extensions import ParamSpec
 
@@ -26,15 +27,9 @@ from ._result import (
 )
 from ._running import (
     Arguments,
-    AsyncRunner,
-    SyncRunner,
-    may_return_awaitable,
-    positional_adapter,
-    runners,
 )
 from ._schema import build_spec
 from ._spec import ToolSpec, check_annotations
-from ._threads import ThreadLot
 from .errors import ToolDefinitionError
 from .exporters import export_tool
 
@@ -131,46 +126,24 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
     ) -> None:
         if spec is None:
             spec = build_spec(func, name=name, description=description, args_schema=args_schema)
-        self.func = func
+        self.func: Callable[P, R] = func
         self._spec = spec
         self._annotations = check_annotations(annotations, spec.name)
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
-        self._target: Callable[..., Any] = (
-            positional_adapter(func, spec.positional) if spec.positional else func
-        )
-        # A sync function that says nothing of what it returns may return an awaitable
-        # (`lambda q: fetch(q)`), which is awaited: it takes the runners' path.
-        self._awaits = not spec.is_async and may_return_awaitable(spec.return_annotation)
-        # Plain tools skip the runners: the hot path is validate + call (or await).
-        routed = self._timeout or spec.returns_tool_result or self._awaits
-        plain = None if routed else self._target
         self._validate_dict = spec.validate_python  # one lookup on the hot path
-        # Tools with injected parameters have paths of their own, so the others pay
-        # nothing for them: `_direct`/`_adirect` are for tools without any.
         self._injected = spec.injected
-        injected, sync = bool(spec.injected), not spec.is_async
-        self._direct: Callable[..., Any] | None = plain if sync and not injected else None
-        self._adirect: Callable[..., Any] | None = plain if not sync and not injected else None
-        self._idirect: Callable[..., Any] | None = plain if sync and injected else None
-        self._aidirect: Callable[..., Any] | None = plain if not sync and injected else None
+        self._pick_paths()
         if inspect.isfunction(func) or inspect.ismethod(func):
             functools.update_wrapper(self, func)
         if spec.is_async:
             _mark_coroutine_function(self)
 
-    def __getattr__(self, name: str) -> Any:
-        # Built on first use: most registered tools are never called or exported, and a
-        # registry of thousands should not pay for their runners and export caches.
-        if name in ("_run_sync", "_run_async"):
-            self._run_sync, self._run_async = self._runners()
-            return self.__dict__[name]
-        if name == "_exports":
-            exports: dict[tuple[str, bool], FrozenDict] = {}
-            self._exports = exports
-            return exports
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    @functools.cached_property
+    def _exports(self) -> dict[tuple[str, bool], FrozenDict]:
+        # Made on first use: most registered tools are never exported one by one.
+        return {}
 
     # -- the function face --------------------------------------------------------------
 
@@ -179,6 +152,40 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
 
     def __repr__(self) -> str:
         return f"<Tool {self._spec.name!r}>"
+
+    # -- pickling: the function, the spec and the settings; the rest is rebuilt ----------
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        # A decorated module-level function's name is the tool: saved by reference.
+        module = sys.modules.get(getattr(self, "__module__", None) or "")
+        found: Any = module
+        for part in str(getattr(self, "__qualname__", "<>")).split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        return super().__reduce_ex__(protocol)
+
+    def __copy__(self) -> Tool[P, R]:
+        copied: Tool[P, R] = type(self).__new__(type(self))
+        copied.__setstate__(self.__getstate__())
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tool[P, R]:
+        copied: Tool[P, R] = type(self).__new__(type(self))
+        memo[id(self)] = copied
+        copied.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return copied
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in _DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._validate_dict = self._spec.validate_python
+        self._injected = self._spec.injected
+        self._pick_paths()
+        if self._spec.is_async:
+            _mark_coroutine_function(self)
 
     # -- what a model sees --------------------------------------------------------------
 
@@ -266,26 +273,36 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
             annotations=self.annotations,
         )
 
-    def _runners(self) -> tuple[SyncRunner, AsyncRunner]:
-        """Pick, once, how this tool runs from sync and from async code."""
-        spec = self._spec
-        return runners(
-            self._target,
-            is_async=spec.is_async,
-            timeout=self._timeout,
-            checked=spec.returns_tool_result,
-            awaits=self._awaits,
-            lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
-        )
-
     # -- changed by the catalogs holding it (tooldeck._catalog) -------------------------
 
     def _set_tags(self, tags: tuple[str, ...]) -> None:
         self._tags = tags
-        self._exports.clear()
+        self.__dict__.pop("_exports", None)
 
     def _set_enabled(self, enabled: bool) -> None:
         self._enabled = enabled
+        self._pick_paths()
+
+
+# What a tool computes from its function, spec and settings (and caches): never pickled.
+_DERIVED = frozenset(
+    {
+        "_validate_dict",
+        "_injected",
+        "_plain",
+        "_direct",
+        "_adirect",
+        "_idirect",
+        "_aidirect",
+        "_inject",
+        "_exports",
+        "_runner_pair",
+        "_run_sync",
+        "_run_async",
+        "_is_coroutine",
+        "_is_coroutine_marker",
+    }
+)
 
 
 def _check_timeout(timeout: float | None, name: str) -> float | None:

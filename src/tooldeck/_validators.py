@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import copyreg
+import dataclasses
 from collections.abc import Callable
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 import pydantic
 from pydantic import ConfigDict
@@ -21,7 +23,7 @@ from pydantic_core import core_schema as cs
 from ._jsonschema import JsonSchemaGenerator, clean_schema
 from ._null_defaults import null_default_plan
 from ._result import ToolResult
-from ._spec import EMPTY, Param, Validate
+from ._spec import EMPTY, Param, ToolSpec, Validate
 from ._typing import (
     admits_container,
     admits_none,
@@ -47,10 +49,12 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
       parsed (some clients stringify nested arguments);
     * nested ``null``s for defaulted fields are dropped (the same rule, one level down).
 
-    ``null`` must act exactly as an omitted argument: the default, unvalidated. That
-    takes a wrap-validator (~0.35 us a call); a default that validates to itself (an
-    ``int`` for ``int``, an enum member, a literal's value) allows a before-validator,
-    several times cheaper, with the same outcome.
+    A wrapper runs only when its field is given, and its cost is one Python call, so
+    the common cases get one small function each: ``None`` → a default that validates
+    to itself (an ``int`` for ``int``, an enum member, a literal's value: one function
+    shared by every field with that default), or text → a parsed container. Otherwise
+    ``null`` must act exactly as an omitted argument — the default, unvalidated — which
+    takes a wrap-validator.
     """
     null_means_default = not param.required and not admits_none(param.base)
     parse_json = admits_container(param.base) and not admits_text(param.base)
@@ -58,13 +62,30 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
     if not (null_means_default or parse_json or plan):
         return inner
     default, factory = param.default, param.default_factory
+    simple = factory is None and validates_to_itself(param.base, default)
+    if null_means_default and simple and not parse_json and plan is None:
+        return cs.no_info_before_validator_function(_null_to(default), inner)
+    if parse_json and not null_means_default and plan is None:
+        return cs.no_info_before_validator_function(_parse_text, inner)
+    return _lenient_in_general(param, inner, null_means_default, parse_json, plan, simple)
+
+
+def _lenient_in_general(
+    param: Param,
+    inner: CoreSchema,
+    null_means_default: bool,
+    parse_json: bool,
+    plan: Callable[[Any], Any] | None,
+    simple: bool,
+) -> CoreSchema:
+    default, factory = param.default, param.default_factory
 
     def prepare(value: Any) -> Any:
         if parse_json and isinstance(value, str):
             value = _parse_container(value)
         return plan(value) if plan is not None else value
 
-    if not null_means_default or (factory is None and validates_to_itself(param.base, default)):
+    if not null_means_default or simple:
 
         def before(value: Any) -> Any:
             if value is None and null_means_default:
@@ -79,6 +100,31 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
         return validate(prepare(value))
 
     return cs.no_info_wrap_validator_function(wrap, inner)
+
+
+_SHARED_DEFAULTS: dict[tuple[type, Any], Callable[[Any], Any]] = {}
+
+
+def _null_to(default: Any) -> Callable[[Any], Any]:
+    """``None`` → ``default``, anything else as it is; one function per default value."""
+    try:
+        key = (type(default), default)
+        found = _SHARED_DEFAULTS.get(key)
+    except TypeError:  # an unhashable default: a function of its own
+        key, found = None, None
+    if found is None:
+
+        def null_to_default(value: Any) -> Any:
+            return default if value is None else value
+
+        found = null_to_default
+        if key is not None and len(_SHARED_DEFAULTS) < 4096:
+            _SHARED_DEFAULTS[key] = found
+    return found
+
+
+def _parse_text(value: Any) -> Any:
+    return _parse_container(value) if value.__class__ is str else value
 
 
 def _parse_container(text: str) -> Any:
@@ -175,7 +221,31 @@ def signature_validators(
     except Exception as exc:
         raise _no_json_schema(params, tool_name, exc) from exc
     schema = _with_descriptions(clean_schema(generated), params)
+    # A SchemaValidator keeps the schema it was built from, only to pickle itself: for
+    # a tool, ~3 KB of dicts, most of what it holds. Emptied, so that 10,000 tools do
+    # not keep 30 MB for nothing; a spec with these validators pickles by rebuilding
+    # them from its params (`_reduce_spec`).
+    cast("dict[str, Any]", core).clear()
     return validator.validate_python, validator.validate_json, schema
+
+
+def _reduce_spec(spec: ToolSpec) -> Any:
+    """How pickle saves a `ToolSpec`: as its fields, or — when its validators are the
+    signature's, which cannot pickle themselves — as its fields but those."""
+    owner = getattr(spec.validate_python, "__self__", None)
+    if not (isinstance(owner, SchemaValidator) and owner.__reduce__()[1][0] == {}):
+        return object.__reduce_ex__(spec, 2)
+    state = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+    del state["validate_python"], state["validate_json"]
+    return _rebuilt_spec, (state,)
+
+
+def _rebuilt_spec(state: dict[str, Any]) -> ToolSpec:
+    validate_python, validate_json, _ = signature_validators(state["params"], state["name"])
+    return ToolSpec(**state, validate_python=validate_python, validate_json=validate_json)
+
+
+copyreg.pickle(ToolSpec, _reduce_spec)
 
 
 def _no_json_schema(params: tuple[Param, ...], tool_name: str, exc: Exception) -> Exception:

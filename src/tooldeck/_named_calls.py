@@ -1,0 +1,273 @@
+"""Calling a registry's tools by name: its five call faces and the agent loop's two.
+
+`NamedCalls` is a mixin of `tooldeck._base_registry.BaseRegistry`, which sets
+``_tools``. Each face looks the tool up and hands the call to the tool's own face
+(`tooldeck._calling.CallFaces`), except on the plain path — an enabled tool without a
+timeout, injected parameters or a ``ToolResult`` check — which the faces below run
+inline: validate, call. That is the path nearly every call of an agent loop takes, and
+inlining it saves a frame and a keyword-argument dict per call (about a fifth of
+`call_tool`'s cost; docs/performance.md). What it runs is the tool's own plain function
+and validator, and its failures are worded by the tool, so both routes answer alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ._calling import SYNC_FAILURES, Context
+from ._result import ToolResult, clip, ok
+from ._running import COROUTINE, Arguments, cause
+from ._shifting import run_coroutine
+from ._tool import Tool
+from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
+
+__all__ = ["NamedCalls"]
+
+
+class NamedCalls:
+    """The call-by-name faces of a `tooldeck.ToolRegistry`."""
+
+    _tools: dict[str, Tool[..., Any]]
+
+    def _find(self, name: str) -> Tool[..., Any] | None:
+        try:
+            return self._tools.get(name)
+        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
+            return None
+
+    # The plain paths are inlined on purpose (see the module's docstring): more branches
+    # than a face would have otherwise.
+    def call_tool(  # noqa: C901
+        self, name: str, kwargs: Arguments = None, *, context: Context = None
+    ) -> Any:
+        """Agently's face: the value, ``"Can not find tool named '<name>'"`` or ``"Error: ..."``.
+
+        ``context`` gives the tool's injected parameters (`tooldeck.Injected`) their
+        values. Never raises (but for ``KeyboardInterrupt``, ``SystemExit`` and
+        cancellation).
+        """
+        try:
+            found = self._tools.get(name)
+        except Exception:  # an unhashable "name", or one whose __hash__/__eq__ raises
+            found = None
+        if found is None:
+            return f"Can not find tool named '{clip(name)}'"
+        direct = found._direct
+        if direct is None:
+            direct = found._idirect
+            if direct is None or type(context) is not dict:
+                return found.call(kwargs, context=context)
+            try:  # the plain path with injected parameters, inline (as in `Tool.call`)
+                args = (
+                    found._validate_dict(kwargs)
+                    if kwargs.__class__ is dict
+                    else found._args_of(kwargs)
+                )
+                try:
+                    for param, key in found._inject:
+                        args[param] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(found._from_context(context))
+            except Exception as exc:
+                return "Error: " + found._refusal(exc)
+        else:
+            try:  # the plain path, inline (as in `Tool.call`)
+                args = (
+                    found._validate_dict(kwargs)
+                    if kwargs.__class__ is dict
+                    else found._args_of(kwargs)
+                )
+            except Exception as exc:
+                return "Error: " + found._refusal(exc)
+        try:
+            value = direct(**args)
+            if value.__class__ is COROUTINE:
+                value = run_coroutine(value)
+        except SYNC_FAILURES as exc:
+            return "Error: " + found._failure(exc)
+        if value.__class__ is ToolResult:
+            return value.data if value.success else f"Error: {value.error}"
+        return value
+
+    async def async_call_tool(  # noqa: C901
+        self, name: str, kwargs: Arguments = None, *, context: Context = None
+    ) -> Any:
+        """Async twin of `call_tool`; sync tools run in a worker thread."""
+        try:
+            found = self._tools.get(name)
+        except Exception:
+            found = None
+        if found is None:
+            return f"Can not find tool named '{clip(name)}'"
+        adirect = found._adirect
+        if adirect is None:
+            adirect = found._aidirect
+            if adirect is None or type(context) is not dict:
+                return await found.acall(kwargs, context=context)
+            try:  # the plain path with injected parameters, inline (as in `Tool.acall`)
+                args = (
+                    found._validate_dict(kwargs)
+                    if kwargs.__class__ is dict
+                    else found._args_of(kwargs)
+                )
+                try:
+                    for param, key in found._inject:
+                        args[param] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(found._from_context(context))
+            except Exception as exc:
+                return "Error: " + found._refusal(exc)
+        else:
+            try:  # the plain path, inline (as in `Tool.acall`)
+                args = (
+                    found._validate_dict(kwargs)
+                    if kwargs.__class__ is dict
+                    else found._args_of(kwargs)
+                )
+            except Exception as exc:
+                return "Error: " + found._refusal(exc)
+        try:
+            running = adirect(**args)
+            del args  # not held while the tool runs
+            value = await running
+        except Exception as exc:
+            return "Error: " + found._failure(exc)
+        if value.__class__ is ToolResult:
+            return value.data if value.success else f"Error: {value.error}"
+        return value
+
+    async def execute(
+        self, name: str, arguments: Arguments = None, *, context: Context = None
+    ) -> ToolResult:
+        """Seed 000's face: always a `ToolResult`; ``fail("Tool '<name>' not found")``."""
+        found = self._find(name)
+        if found is None:
+            return ToolResult.fail(f"Tool '{clip(name)}' not found")
+        adirect = found._adirect
+        try:  # the plain paths, inline (as in `Tool.run`)
+            if adirect is not None:
+                args = (
+                    found._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else found._args_of(arguments)
+                )
+            elif found._aidirect is not None and type(context) is dict:
+                adirect = found._aidirect
+                args = (
+                    found._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else found._args_of(arguments)
+                )
+                try:
+                    for param, key in found._inject:
+                        args[param] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(found._from_context(context))
+            else:
+                return await found.run(arguments, context=context)
+            running = adirect(**args)
+            del args
+            value = await running
+        except Exception as exc:
+            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
+
+    def execute_sync(
+        self, name: str, arguments: Arguments = None, *, context: Context = None
+    ) -> ToolResult:
+        """Sync twin of `execute`."""
+        found = self._find(name)
+        if found is None:
+            return ToolResult.fail(f"Tool '{clip(name)}' not found")
+        direct = found._direct
+        try:  # the plain paths, inline (as in `Tool.run_sync`)
+            if direct is not None:
+                args = (
+                    found._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else found._args_of(arguments)
+                )
+            elif found._idirect is not None and type(context) is dict:
+                direct = found._idirect
+                args = (
+                    found._validate_dict(arguments)
+                    if arguments.__class__ is dict
+                    else found._args_of(arguments)
+                )
+                try:
+                    for param, key in found._inject:
+                        args[param] = context[key]
+                except KeyError:  # a key the context lacks: a default, or the call fails
+                    args.update(found._from_context(context))
+            else:
+                return found.run_sync(arguments, context=context)
+            value = direct(**args)
+            if value.__class__ is COROUTINE:
+                value = run_coroutine(value)
+        except SYNC_FAILURES as exc:
+            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
+        return value if value.__class__ is ToolResult else ok(value)
+
+    def call(
+        self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
+    ) -> str:
+        """RunGPT's face: keyword arguments in, the result's text out.
+
+        ``registry.call("search", query="x")`` → ``str(ToolResult)``: the data (JSON
+        unless it is a ``str``) or ``"Error: <message>"``.
+        """
+        if not kwargs:  # "Error: Tool '<name>' not found" too
+            return str(self.execute_sync(name, arguments, context=context))
+        found = self._find(name)
+        if found is None:
+            return f"Error: Tool '{clip(name)}' not found"
+        return str(found.run_sync(arguments, context=context, **kwargs))
+
+    # -- the agent loop (tooldeck._tool_calls_run) --------------------------------------
+
+    def run_tool_calls(
+        self,
+        reply: Any,
+        /,
+        *,
+        context: Context = None,
+        max_concurrency: int | None = None,
+        format: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Run the tool calls of a model's reply; the messages to append, in its format.
+
+        ``reply``: an OpenAI Chat Completions or Responses reply, an Anthropic message or
+        a Gemini response, at any level (the whole reply, a message, its calls), as the
+        SDK's objects or as dicts from the wire. The format is recognised from the shape
+        (``format`` forces ``"openai"``, ``"openai-responses"``, ``"anthropic"`` or
+        ``"gemini"``). The calls run concurrently (at most ``max_concurrency`` at once),
+        each through `execute`: a failure is that call's error message, never an
+        exception. A reply without calls gives ``[]``.
+
+        ``context`` gives every call's injected parameters their values.
+
+        Raises:
+            TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
+            ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
+        """
+        execute, execute_sync = self.execute, self.execute_sync
+        if context is not None:
+            execute = functools.partial(execute, context=context)
+            execute_sync = functools.partial(execute_sync, context=context)
+        return answer_tool_calls(reply, execute, execute_sync, max_concurrency, format)
+
+    async def async_run_tool_calls(
+        self,
+        reply: Any,
+        /,
+        *,
+        context: Context = None,
+        max_concurrency: int | None = None,
+        format: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
+        execute = self.execute
+        if context is not None:
+            execute = functools.partial(execute, context=context)
+        return await async_answer_tool_calls(reply, execute, max_concurrency, format)
