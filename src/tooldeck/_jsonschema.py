@@ -126,11 +126,11 @@ class JsonSchemaGenerator(GenerateJsonSchema):
         # Without definitions (no model, no recursive type), pydantic's three passes
         # over the result — count the $refs, garbage-collect and remap the definitions —
         # change nothing: the result is the sorted schema.
-        if self._used:
-            return super().generate(schema, mode)  # its error for a used generator
+        if self._used or _has_refs(schema):  # a used generator: pydantic's error
+            return super().generate(schema, mode)
         self._mode = mode
         json_schema = self.generate_inner(schema)
-        if self.definitions or self.core_to_json_refs:
+        if self.definitions or self.core_to_json_refs:  # made by a JSON-schema hook
             return type(self)()._generate_by_pydantic(schema, mode)
         self._used = True
         return self.sort(json_schema)
@@ -161,6 +161,20 @@ class JsonSchemaGenerator(GenerateJsonSchema):
             return to_jsonable_python(dft, by_alias=True)
         except Exception as exc:
             raise PydanticOmit from exc
+
+
+def _has_refs(core: Any) -> bool:
+    """Whether a core schema has a ``ref`` anywhere: a node JSON Schema would define."""
+    stack = [core]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "ref" in node or node.get("type") == "definitions":
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def copy_json(value: Any) -> Any:

@@ -20,7 +20,8 @@ from ._result import ToolResult, clip, ok
 from ._running import COROUTINE, Arguments, cause
 from ._shifting import run_coroutine
 from ._tool import Tool
-from ._tool_calls_run import answer_tool_calls, async_answer_tool_calls
+from ._tool_calls import read_tool_calls
+from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls
 
 __all__ = ["NamedCalls"]
 
@@ -141,7 +142,10 @@ class NamedCalls:
         self, name: str, arguments: Arguments = None, *, context: Context = None
     ) -> ToolResult:
         """Seed 000's face: always a `ToolResult`; ``fail("Tool '<name>' not found")``."""
-        found = self._find(name)
+        try:
+            found = self._tools.get(name)
+        except Exception:
+            found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
         adirect = found._adirect
@@ -177,7 +181,10 @@ class NamedCalls:
         self, name: str, arguments: Arguments = None, *, context: Context = None
     ) -> ToolResult:
         """Sync twin of `execute`."""
-        found = self._find(name)
+        try:
+            found = self._tools.get(name)
+        except Exception:
+            found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
         direct = found._direct
@@ -224,7 +231,7 @@ class NamedCalls:
             return f"Error: Tool '{clip(name)}' not found"
         return str(found.run_sync(arguments, context=context, **kwargs))
 
-    # -- the agent loop (tooldeck._tool_calls_run) --------------------------------------
+    # -- the agent loop: read (tooldeck._tool_calls), run, write (._tool_calls_run) ------
 
     def run_tool_calls(
         self,
@@ -251,11 +258,18 @@ class NamedCalls:
             TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
             ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
         """
-        execute, execute_sync = self.execute, self.execute_sync
-        if context is not None:
-            execute = functools.partial(execute, context=context)
-            execute_sync = functools.partial(execute_sync, context=context)
-        return answer_tool_calls(reply, execute, execute_sync, max_concurrency, format)
+        if max_concurrency is not None:
+            check_max_concurrency(max_concurrency)
+        found, calls = read_tool_calls(reply, format)
+        if found is None or not calls:
+            return []
+        if len(calls) == 1:  # the usual turn: run it here, straight through `execute_sync`
+            _, name, arguments = calls[0]
+            results = [self.execute_sync(name, arguments, context=context)]
+        else:  # concurrently, on tooldeck's background loop
+            execute = functools.partial(self.execute, context=context)
+            results = run_coroutine(run_calls(calls, execute, max_concurrency))
+        return WRITERS[found](calls, results)
 
     async def async_run_tool_calls(
         self,
@@ -267,7 +281,15 @@ class NamedCalls:
         format: str | None = None,
     ) -> list[dict[str, Any]]:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
-        execute = self.execute
-        if context is not None:
-            execute = functools.partial(execute, context=context)
-        return await async_answer_tool_calls(reply, execute, max_concurrency, format)
+        if max_concurrency is not None:
+            check_max_concurrency(max_concurrency)
+        found, calls = read_tool_calls(reply, format)
+        if found is None or not calls:
+            return []
+        if len(calls) == 1:  # the usual turn: spare the runner
+            _, name, arguments = calls[0]
+            results = [await self.execute(name, arguments, context=context)]
+        else:
+            execute = functools.partial(self.execute, context=context)
+            results = await run_calls(calls, execute, max_concurrency)
+        return WRITERS[found](calls, results)

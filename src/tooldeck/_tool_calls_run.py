@@ -3,8 +3,8 @@
 `run_calls` runs the calls of one reply through any ``execute(name, arguments) ->
 Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
 writers, small pure functions per provider, turn the calls and their results into the
-messages to append. `answer_tool_calls` and `async_answer_tool_calls` are the agent
-loop's step end to end: read (`tooldeck._tool_calls`), run, write.
+messages to append. The registry's `run_tool_calls` is the agent loop's step end to
+end: read (`tooldeck._tool_calls`), run, write.
 """
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ._result import ToolResult, to_text
-from ._shifting import run_coroutine
-from ._tool_calls import ToolCall, read_tool_calls
+from ._tool_calls import ToolCall
 
 __all__ = [
     "WRITERS",
-    "answer_tool_calls",
-    "async_answer_tool_calls",
     "check_max_concurrency",
     "run_calls",
     "to_json_value",
@@ -190,43 +187,3 @@ def check_max_concurrency(value: object) -> None:
         raise TypeError(f"max_concurrency must be a positive int or None, not {value!r}")
     if value < 1:
         raise ValueError(f"max_concurrency must be a positive int or None, not {value!r}")
-
-
-def answer_tool_calls(
-    reply: Any,
-    execute: Execute,
-    execute_sync: ExecuteSync,
-    max_concurrency: int | None = None,
-    format: str | None = None,
-) -> Answer:
-    """Read, run and answer a reply's tool calls from synchronous code.
-
-    One call runs directly through ``execute_sync``; several run concurrently on
-    tooldeck's background loop (`run_coroutine`: with or without a loop running here).
-    """
-    if max_concurrency is not None:
-        check_max_concurrency(max_concurrency)
-    found, calls = read_tool_calls(reply, format)
-    if found is None or not calls:
-        return []
-    if len(calls) == 1:
-        results = [execute_sync(calls[0].name, calls[0].arguments)]
-    else:
-        results = run_coroutine(run_calls(calls, execute, max_concurrency))
-    return WRITERS[found](calls, results)
-
-
-async def async_answer_tool_calls(
-    reply: Any, execute: Execute, max_concurrency: int | None = None, format: str | None = None
-) -> Answer:
-    """Async twin of `answer_tool_calls`: the calls run on the running loop."""
-    if max_concurrency is not None:
-        check_max_concurrency(max_concurrency)
-    found, calls = read_tool_calls(reply, format)
-    if found is None or not calls:
-        return []
-    if len(calls) == 1:  # the usual turn: spare the runner
-        results = [await execute(calls[0].name, calls[0].arguments)]
-    else:
-        results = await run_calls(calls, execute, max_concurrency)
-    return WRITERS[found](calls, results)
