@@ -59,9 +59,10 @@ def render_chart(result: dict[str, Any], path: Path) -> None:
                 labels.append(lab)
     fig.legend(handles, labels, loc="lower center", ncol=min(5, len(labels)), fontsize=9)
     meta = result["meta"]
+    runs = result.get("runs", 1)
     fig.suptitle(
-        f"tooldeck vs peers — {meta['cpu']}, {meta['cores']} cores, "
-        f"Python {meta['python']}, {meta['date'][:10]} (shorter is faster)"
+        f"tooldeck vs peers — {meta['cpu']}, {meta['cores']} cores, Python {meta['python']}, "
+        f"{meta['date'][:10]}{f', median of {runs} runs' if runs > 1 else ''} (shorter is faster)"
     )
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -85,7 +85,9 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
   registries growing side by side. Memory is measured in a fresh process per subject
   (`python -m benchmarks.memory SUBJECT N`): the resident set's growth over a first
   registration, then `tracemalloc` over a second one (new functions, new registry) —
-  the peak, and what is still held after a full collection, per tool.
+  the peak, and what is still held after a full collection, per tool. The targets
+  read `tracemalloc`'s held figure; the RSS column is coarser (allocator overhead
+  and reuse of freed memory included), shown for scale.
 - **Concurrency.** One `asyncio.gather` of 10,000 `async_call_tool` calls of an async
   tool that awaits `asyncio.sleep(0)` once, against the bare gather of 10,000 direct
   calls (no validation); 1,000 gathered calls of a sync tool (worker threads) against

@@ -17,6 +17,8 @@ function objects:
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -42,6 +44,13 @@ def rss_bytes() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
+def release_free_memory() -> None:
+    """Hand the C allocator's free memory back to the system (glibc), so the RSS that
+    follows grows only with what is allocated next."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: a coarser RSS figure
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def _register(subject: Subject, tools: list[tuple[Any, list[str]]]) -> Any:
     registry = subject.new_registry()
     for func, tags in tools:
@@ -55,6 +64,7 @@ def measure(name: str, count: int) -> dict[str, Any]:
     subject.load()
     first, second = distinct_tools(count), distinct_tools(count)
     gc.collect()
+    release_free_memory()
     before = rss_bytes()
     registry = _register(subject, first)
     gc.collect()

@@ -239,9 +239,14 @@ class Agently(Subject):
         manager.tool_func(func)
         return manager.get_tool_info()[func.__name__]  # type: ignore[no-any-return]
 
-    def _by_name(self, face: str, func: Func, args: Any, is_async: bool = False) -> Call:
+    def _by_name(
+        self, face: str, func: Func, args: Any, is_async: bool = False, json_text: bool = False
+    ) -> Call:
         manager = self._new()
         manager.tool_func(func)
+        if json_text:  # it takes a dict: the model's JSON text is parsed first
+            env = {"fn": getattr(manager, face), "name": func.__name__, "loads": json.loads}
+            return Call("fn(name, loads(raw))", {**env, "raw": args}, is_async)
         return call_of(getattr(manager, face), func.__name__, args, is_async=is_async)
 
     def prepare_sync(self, func: Func, args: Args) -> Call:
@@ -252,6 +257,12 @@ class Agently(Subject):
 
     def prepare_async_sync(self, func: Func, args: Args) -> Call:
         return self._by_name("async_call_tool", func, args, True)
+
+    def prepare_json(self, func: Func, raw: str) -> Call:
+        return self._by_name("call_tool", func, raw, json_text=True)
+
+    def prepare_async_json(self, afunc: Func, raw: str) -> Call:
+        return self._by_name("async_call_tool", afunc, raw, True, json_text=True)
 
     def prepare_error(self, func: Func, bad: Args) -> Call:
         # No validation: the bad argument reaches the function and fails there.

@@ -216,7 +216,9 @@ class Timer:
         # The collector is paused inside a batch, as timeit does, except where its work
         # is part of what is measured (many live coroutines at once).
         gc_was_on = gc.isenabled()
-        if not keep_gc:
+        if keep_gc:
+            gc.collect()  # every batch starts from the same collector state
+        else:
             gc.disable()
         try:
             return run(n)
