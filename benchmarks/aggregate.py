@@ -108,7 +108,7 @@ def merge_targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             merged["pass"] = OPS[target["op"]](median, target["limit"])
             merged["measured"] = (
-                f"**{median:.2f}** (runs {min(measured):.2f}–{max(measured):.2f}); "
+                f"**{median:.2f}x** (runs {min(measured):.2f}–{max(measured):.2f}x); "
                 f"median run: {nearest['measured']}"
             )
         out.append(merged)

@@ -129,10 +129,8 @@ def columns(case: dict[str, Any], runs: int) -> list[Column]:
         (head, k, kind) if k == "ratio_vs_baseline" and head else (h, k, kind)
         for h, k, kind in cols
     ]
-    if runs > 1:
-        out = [
-            ("runs min–max µs", "value", "runs") if k == "" else (h, k, kind) for h, k, kind in out
-        ]
+    if runs > 1:  # the runs' spread instead of one run's quartiles
+        out = [(h + " (runs min–max)" if k == "value" else h, k, kind) for h, k, kind in out if k]
     return out
 
 
@@ -148,14 +146,7 @@ def case_table(case: dict[str, Any], runs: int = 1) -> list[str]:
 def _cell(row: dict[str, Any], key: str, kind: str, runs: int) -> str:
     if kind == "spread":
         return _spread(row)
-    if kind == "runs":
-        return _runs_range(row, key)
     return cell(row, key, kind) if runs > 1 else fmt(row.get(key), kind)
-
-
-def _runs_range(row: dict[str, Any], key: str) -> str:
-    runs = [v for v in row.get("runs", {}).get(key, []) if v is not None]
-    return f"{fmt(min(runs), 'us')}–{fmt(max(runs), 'us')}" if runs else "—"
 
 
 def targets_table(targets: list[dict[str, Any]]) -> str:

@@ -217,7 +217,7 @@ def test_runs_aggregate_to_medians_with_their_spread(
     table = "\n".join(
         report.case_table(next(c for c in merged["cases"] if c["id"] == "call_sync"), 3)
     )
-    assert "runs min–max µs" in table
+    assert "median µs (runs min–max)" in table
 
 
 def test_timer_measures_generated_loops() -> None:
