@@ -120,6 +120,7 @@ def _face_calls(tooldeck: Tooldeck, floor: Floor) -> list[tuple[str, str, Call, 
     add, aadd = fn.fresh(fn.add), fn.fresh(fn.aadd)
     registry = tooldeck.registry_with(add, aadd)
     sync_floor = floor.prepare_sync(add, fn.CALL_ARGS)
+    assert isinstance(sync_floor, Call)  # `add` has no defaults: one floor
     async_floor = floor.prepare_async(aadd, fn.CALL_ARGS)
     args = {"name": "add", "args": fn.CALL_ARGS}
     return [

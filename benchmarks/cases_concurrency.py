@@ -12,46 +12,91 @@
 
 The collector stays on in these batches: thousands of live coroutines and their
 frames are what it has to traverse, a cost of concurrency that a paused collector
-would hide. Ratios are of time per call; the gather target reads their inverse
-(throughput relative to the bare gather).
+would hide. Each batch starts from a full collection. Because a full collection
+traverses every live object in the process, its cost grows with the heap: the cases
+run in a fresh process holding only tooldeck and the floors (not the peers the
+benchmark imports), and `conc_gather_heap` repeats the gather with 200,000 more live
+objects the collector tracks, as an application's heap (the peers' modules alone
+hold about that many). Ratios are of time per call; the gather target
+reads their inverse (throughput relative to the bare gather) in the small process.
+
+    python -m benchmarks.cases_concurrency SETTINGS_JSON   # prints the cases as JSON
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # `python benchmarks/cases_concurrency.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import functions as fn
 from benchmarks.results import Case
 from benchmarks.subjects import Floor, Subject, Tooldeck, args_validator
-from benchmarks.timing import Call, Timer
+from benchmarks.timing import Call, Settings, Timer
 
 BARE = "bare gather (direct calls, no validation)"
 VALIDATED = "floor (validate + direct call)"
 Log = Callable[[str], None]
 
 
-def run_concurrency_cases(subjects: list[Subject], timer: Timer, log: Log) -> list[Case]:
-    tooldeck = next((s for s in subjects if isinstance(s, Tooldeck)), None)
-    floor = next((s for s in subjects if isinstance(s, Floor)), None)
-    if tooldeck is None or floor is None:
+ROOT = Path(__file__).resolve().parent.parent
+HEAP = 200_000  # extra live objects of the big-heap gather
+
+
+def run_concurrency_cases(subjects: list[Subject], timer: Timer, log: Log) -> list[dict[str, Any]]:
+    """The cases, measured in a fresh process (as JSON case dicts)."""
+    if not {"tooldeck", "floor"} <= {s.name for s in subjects}:
         return []
-    return [
-        _gather(tooldeck, floor, timer, log),
-        _to_thread(tooldeck, floor, timer, log),
-        _sync_face(tooldeck, floor, timer, log),
-    ]
+    log("cases conc_* in a fresh process holding only tooldeck and the floors")
+    settings = json.dumps(dataclasses.asdict(timer.settings))
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cases_concurrency", settings],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    sys.stderr.write(proc.stderr)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the concurrency cases failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def measure_here(settings: Settings, log: Log) -> list[Case]:
+    tooldeck, floor = Tooldeck(), Floor()
+    tooldeck.load()
+    timer = Timer(settings)
+    try:
+        cases = [_gather(tooldeck, floor, timer, log)]
+        # Lists, which the collector always tracks (a dict of ints it would not).
+        heap = [[i] for i in range(HEAP)]  # live until measured: the point
+        cases.append(_gather(tooldeck, floor, timer, log, heap=len(heap)))
+        del heap
+        cases.append(_to_thread(tooldeck, floor, timer, log))
+        cases.append(_sync_face(tooldeck, floor, timer, log))
+    finally:
+        timer.close()
+    return cases
 
 
 def _rounds(timer: Timer) -> int:
     return max(5, timer.settings.rounds // 3)
 
 
-def _gather(tooldeck: Tooldeck, floor: Floor, timer: Timer, log: Log) -> Case:
+def _gather(tooldeck: Tooldeck, floor: Floor, timer: Timer, log: Log, heap: int = 0) -> Case:
     n = timer.settings.gather
-    log(f"case conc_gather ({n:,} calls)")
+    case_id = "conc_gather_heap" if heap else "conc_gather"
+    log(f"case {case_id} ({n:,} calls)")
     tick = fn.fresh(fn.tick)
     registry = tooldeck.registry_with(tick)
     validate = args_validator(tick).validate_python
@@ -68,8 +113,9 @@ def _gather(tooldeck: Tooldeck, floor: Floor, timer: Timer, log: Log) -> Case:
     }
     return _measure(
         Case(
-            "conc_gather",
-            f"asyncio.gather of {n:,} calls of an async tool that awaits once (µs per call)",
+            case_id,
+            f"asyncio.gather of {n:,} calls of an async tool that awaits once (µs per call)"
+            + (f", {heap:,} more live objects in the process" if heap else ""),
             baseline=BARE,
             group="concurrency",
         ),
@@ -185,3 +231,12 @@ def _measure(
     extra: dict[str, dict[str, Any]] = {label: {"loop": c.expr or ""} for label, c in calls.items()}
     case.add_measured(measured, versions, **extra)
     return case
+
+
+if __name__ == "__main__":
+
+    def _log(message: str) -> None:
+        print(f"    [concurrency] {message}", file=sys.stderr, flush=True)
+
+    found = measure_here(Settings(**json.loads(sys.argv[1])), _log)
+    print(json.dumps([case.to_dict() for case in found]))

@@ -94,7 +94,13 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
   `asyncio.to_thread` of the validated call; 8 threads at once calling the sync face
   of an async tool against 8 threads handing the validated call to one event-loop
   thread with `asyncio.run_coroutine_threadsafe(...).result()` (what any sync face of
-  async code must do at least).
+  async code must do at least). Most of a gather's cost beyond the bare one is the
+  collector's: objects each call keeps alive while in flight trigger full
+  collections, which traverse every live object in the process. So these cases run
+  in a fresh process holding only tooldeck and the floors (the target reads that
+  gather), each batch starting from a full collection, and the gather is repeated
+  with 200,000 more live objects (about what the peers' modules hold), as an
+  application's heap.
 - **A model's reply** (issue 14): `run_tool_calls` on replies built with each
   provider SDK's own types (1 call and 10), against the same calls made directly with
   `execute_sync` / `await execute`; and 10 calls of a 50 ms tool in wall time.

@@ -57,8 +57,11 @@ def load_subjects(only: set[str] | None, skipped: dict[str, str]) -> list[Subjec
     return subjects
 
 
-def run_cases(subjects: list[Subject], timer: Timer, skip: set[str], log: Log) -> list[Case]:
+def run_cases(
+    subjects: list[Subject], timer: Timer, skip: set[str], log: Log
+) -> list[dict[str, Any]]:
     out: list[Case] = []
+    apart: list[dict[str, Any]] = []  # measured in a process of their own
     if "call" not in skip:
         out += cases_calls.run_path_cases(subjects, timer, log)
         out += cases_calls.run_face_cases(subjects, timer, log)
@@ -66,14 +69,16 @@ def run_cases(subjects: list[Subject], timer: Timer, skip: set[str], log: Log) -
     if "define" not in skip:
         out += cases_define.run_definition_cases(subjects, timer, log)
     if "concurrency" not in skip:
-        out += cases_concurrency.run_concurrency_cases(subjects, timer, log)
+        apart = cases_concurrency.run_concurrency_cases(subjects, timer, log)
     if "tool_calls" not in skip:
         from benchmarks import cases_tool_calls  # the provider SDKs' types
 
         out += cases_tool_calls.run_tool_call_cases(timer, log)
     if "scale" not in skip:
         out += cases_scale.run_scale(subjects, timer, log)
-    return out
+    cases = [c.to_dict() for c in out]
+    at = next((i for i, c in enumerate(cases) if c["group"] in ("tool_calls", "scale")), len(cases))
+    return cases[:at] + apart + cases[at:]
 
 
 def machine_info(subjects: list[Subject], skipped: dict[str, str]) -> dict[str, Any]:
@@ -110,7 +115,7 @@ def run_once(opts: argparse.Namespace, log: Log) -> dict[str, Any]:
     started = time.perf_counter()
     timer = Timer(settings)
     try:
-        cases = [c.to_dict() for c in run_cases(subjects, timer, _skip(opts), log)]
+        cases = run_cases(subjects, timer, _skip(opts), log)
     finally:
         timer.close()
     return {

@@ -124,13 +124,15 @@ def _is_injected(hint: Any) -> bool:
     )
 
 
-def args_validator(func: Func) -> SchemaValidator:
+def args_validator(func: Func, *, fill_defaults: bool = True) -> SchemaValidator:
     """A pydantic-core validator for `func`'s arguments, built once from its signature.
 
     A typed-dict core schema: one field per parameter (injected ones left out), its
     type's core schema wrapped in `with_default_schema` where the parameter has a
     default, unknown keys forbidden (as tooldeck must) — so it yields the complete
-    keyword arguments, defaults filled in, in one pydantic-core call.
+    keyword arguments, defaults filled in, in one pydantic-core call. Without
+    `fill_defaults`, a defaulted parameter is simply not required, and the call
+    leaves its default to the function.
     """
     hints = typing.get_type_hints(func, include_extras=True)
     fields: dict[str, cs.TypedDictField] = {}
@@ -141,6 +143,8 @@ def args_validator(func: Func) -> SchemaValidator:
         schema = TypeAdapter(hint).core_schema
         if param.default is param.empty:
             fields[param.name] = cs.typed_dict_field(schema, required=True)
+        elif not fill_defaults:
+            fields[param.name] = cs.typed_dict_field(schema, required=False)
         else:
             with_default = cs.with_default_schema(schema, default=param.default)
             fields[param.name] = cs.typed_dict_field(with_default, required=False)
@@ -187,8 +191,15 @@ class Floor(Subject):
         validate = validator.validate_json if json_text else validator.validate_python
         return {"func": func, "validate": validate, "args": args}
 
-    def prepare_sync(self, func: Func, args: Args) -> Call:
-        return Call("func(**validate(args))", self._env(func, args))
+    def prepare_sync(self, func: Func, args: Args) -> Call | dict[str, Call]:
+        call = Call("func(**validate(args))", self._env(func, args))
+        params = inspect.signature(func).parameters.values()
+        if all(p.default is p.empty for p in params):
+            return call
+        # For reference, a lower floor: the validator leaves the defaults to Python.
+        validate = args_validator(func, fill_defaults=False).validate_python
+        lean = Call("func(**validate(args))", {"func": func, "validate": validate, "args": args})
+        return {"": call, "defaults left to the function": lean}
 
     def prepare_async(self, afunc: Func, args: Args) -> Call:
         return Call("func(**validate(args))", self._env(afunc, args), is_async=True)

@@ -207,7 +207,8 @@ def _issue8_scale_targets(cases: Cases, full_peers: set[str]) -> list[Target]:
 
 
 def _other_targets(cases: Cases) -> list[Target]:
-    gather = Target("gather", "17", "10,000 gathered calls of an async tool that awaits once",
+    gather = Target("gather", "17", "10,000 gathered calls of an async tool that awaits once "
+                    "(a process holding only tooldeck)",
                     ">= 0.85x the bare gather", ">=", 0.85)  # fmt: skip
     row, bare = find_row(cases, "conc_gather", "tooldeck"), find_row(cases, "conc_gather", BARE)
     if row and bare and row["ratio_vs_baseline"]:

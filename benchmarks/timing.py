@@ -15,7 +15,7 @@ import asyncio
 import gc
 import statistics
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
@@ -266,8 +266,3 @@ class Timer:
                 n = sizes[name]
                 per_call[name].append(self._batch(runs[name], n, keep_gc) / (n * divide))
         return {name: Stats(values) for name, values in per_call.items()}
-
-
-def batches(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
