@@ -20,8 +20,9 @@ def render_chart(result: dict[str, Any], path: Path) -> None:
             if row["value"] is not None and row["subject"] not in subjects:
                 subjects.append(row["subject"])
     fig, axes = plt.subplots(1, 2, figsize=(15, 7))
-    palette = plt.get_cmap("tab10")
-    colour = {s: palette(i % 10) for i, s in enumerate(subjects)}
+    many = len(subjects) > 10  # one colour per subject
+    palette = plt.get_cmap("tab20" if many else "tab10")
+    colour = {s: palette(i % (20 if many else 10)) for i, s in enumerate(subjects)}
     for ax, prefix, title in [
         (axes[0], "call_", "Per call (µs, log scale)"),
         (axes[1], "define_", "Definition to JSON schema (µs, log; hatched: not a full schema)"),

@@ -2,10 +2,11 @@
 
 README_INTRO = """\
 Measured side by side with LangChain, OpenAI Agents, FastMCP, Pydantic AI, Agently and
-toolregistry ({cores} cores, Python {python}, pydantic {pydantic}; CPU time). Every figure is
-{runs}; a ratio is to an inline floor — a prebuilt pydantic-core validator and the direct
-call, written out in the same timing loop — taken round by round. The full tables, the
-targets and the chart are in [docs/performance.md](docs/performance.md)."""
+toolregistry ({cores} cores, Python {python}, pydantic {pydantic}; CPU time).
+Every figure is {runs}.
+A ratio is to an inline floor — a prebuilt pydantic-core validator and the direct call,
+written out in the same timing loop — taken round by round. The full tables, the targets
+and the chart are in [docs/performance.md](docs/performance.md)."""
 
 DOC_HEAD = """\
 # Performance

@@ -209,7 +209,7 @@ def loops_listing(result: dict[str, Any], case_ids: tuple[str, ...]) -> list[str
             continue
         lines += [f"`{case['id']}`:", "", "```text"]
         for row in case["rows"]:
-            if row.get("loop") and row["subject"] in ("floor", "tooldeck"):
+            if row.get("loop") and row["subject"] in (case["baseline"], "tooldeck"):
                 lines.append(f"# {row['subject']}")
                 lines.append(row["loop"])
         lines += ["```", ""]

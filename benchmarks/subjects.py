@@ -188,8 +188,9 @@ class Floor(Subject):
     @staticmethod
     def _env(func: Func, args: Any, json_text: bool = False) -> dict[str, Any]:
         validator = args_validator(func)
-        validate = validator.validate_json if json_text else validator.validate_python
-        return {"func": func, "validate": validate, "args": args}
+        if json_text:
+            return {"func": func, "validate_json": validator.validate_json, "args": args}
+        return {"func": func, "validate": validator.validate_python, "args": args}
 
     def prepare_sync(self, func: Func, args: Args) -> Call | dict[str, Call]:
         call = Call("func(**validate(args))", self._env(func, args))
@@ -209,11 +210,11 @@ class Floor(Subject):
         return Call("to_thread(func, **validate(args))", env, is_async=True)
 
     def prepare_json(self, func: Func, raw: str) -> Call:
-        return Call("func(**validate(args))", self._env(func, raw, json_text=True))
+        return Call("func(**validate_json(args))", self._env(func, raw, json_text=True))
 
     def prepare_async_json(self, afunc: Func, raw: str) -> Call:
         env = self._env(afunc, raw, json_text=True)
-        return Call("func(**validate(args))", env, is_async=True)
+        return Call("func(**validate_json(args))", env, is_async=True)
 
     def _error(self, func: Func, bad: Args, is_async: bool) -> Call:
         env = {**self._env(func, bad), "ValidationError": ValidationError}

@@ -118,7 +118,7 @@ def test_floors_are_inline_and_loops_differ_only_in_the_call(
     cases = _cases(quick_run[0])
     assert cases["call_sync"]["floor"]["loop"] == "out = func(**validate(args))"
     assert cases["call_sync"]["tooldeck"]["loop"] == "out = call_tool(name, args)"
-    assert cases["call_async_json"]["floor"]["loop"] == "out = await func(**validate(args))"
+    assert cases["call_async_json"]["floor"]["loop"] == "out = await func(**validate_json(args))"
     assert cases["call_async_json"]["tooldeck"]["loop"] == "out = await async_call_tool(name, args)"
     assert cases["face_registry_call"]["tooldeck"]["loop"] == "out = call(name, args)"
     source = loop_source(Call("f(x)", {"f": print, "x": 1}), "sync")
