@@ -1,4 +1,4 @@
-"""The functions every framework is measured on, and fresh copies of them.
+"""The functions every framework is measured on, fresh copies of them, distinct tools.
 
 Each framework under test gets its own copy of a function (`fresh`), so none can
 answer from a cache keyed by function identity: a copy shares the code object but
@@ -7,12 +7,15 @@ is a new function with its own annotations dict, name and qualified name.
 
 # No `from __future__ import annotations`: real annotation objects, as most users write
 # them, so every framework sees the same thing without resolving strings.
+import asyncio
 import enum
 import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from tooldeck import Injected
 
 # -- the four definition functions -----------------------------------------------------
 
@@ -114,7 +117,52 @@ CALL_ARGS: dict[str, Any] = {"a": 1, "b": 2}
 CALL_JSON = '{"a": 1, "b": 2}'
 CALL_RESULT = 3
 BAD_ARGS: dict[str, Any] = {"a": "one", "b": 2}
-BAD_JSON = '{"a": "one", "b": 2}'
+
+
+# -- the realistic tool (issue 17) -------------------------------------------------------
+
+
+def search(
+    query: str,
+    limit: int = 10,
+    mode: Literal["fast", "deep"] = "fast",
+    langs: list[str] | None = None,
+) -> int:
+    """Search the index and count the hits.
+
+    Args:
+        query: free-text search terms
+        limit: the most hits to return
+        mode: how hard to look
+        langs: restrict hits to these language codes
+    """
+    return min(limit, len(query)) + len(langs or ())
+
+
+SEARCH_ALL: dict[str, Any] = {"query": "tool calls", "limit": 5, "mode": "deep", "langs": ["en"]}
+SEARCH_ALL_RESULT = 6
+SEARCH_QUERY: dict[str, Any] = {"query": "tool calls"}
+SEARCH_QUERY_RESULT = 10
+
+
+# -- injected context (issue 15) ---------------------------------------------------------
+
+
+def add_for(a: int, b: int, user: Annotated[str, Injected]) -> int:
+    """Add two integers on behalf of a user the model never names."""
+    return a + b
+
+
+CONTEXT: dict[str, Any] = {"user": "u-42"}
+
+
+# -- concurrency -------------------------------------------------------------------------
+
+
+async def tick(a: int, b: int) -> int:
+    """Add two integers after yielding to the event loop once."""
+    await asyncio.sleep(0)
+    return a + b
 
 
 # -- fresh copies ------------------------------------------------------------------------
@@ -133,15 +181,44 @@ def fresh(func: Callable[..., Any], name: str | None = None) -> Any:
     return copy
 
 
-def numbered_tools(count: int) -> list[tuple[Any, list[str]]]:
-    """`count` distinct 2-int tools `tool_00000`..., with their tags.
+# -- distinct tools at scale ------------------------------------------------------------
 
-    Tool `i` carries the tag `grp<i // 10>`, so every tag is held by exactly ten
-    tools whatever the registry's size: `grp0` is the query tag at 100 and 10,000 tools.
+_DISTINCT = """
+def tool_{i:05d}(
+    term_{i}: Annotated[str, "what to look for in collection {i}"],
+    scope_{i}: Literal["s{i}_all", "s{i}_titles", "s{i}_bodies"] = "s{i}_all",
+    labels_{i}: list[str] | None = None,
+) -> str:
+    \"\"\"Look things up in collection {i} and name the best match.
+
+    Args:
+        scope_{i}: which part of collection {i} to search
+        labels_{i}: only items carrying one of these labels
+    \"\"\"
+    return term_{i}
+"""
+
+
+def distinct_tools(count: int, start: int = 0) -> list[tuple[Any, list[str]]]:
+    """`count` distinct tools `tool_<start>`... with their tags, each its own function.
+
+    Every tool has its own name, parameter names, docstring, a parameter described in
+    `Annotated`, two described in the docstring, a `Literal` of its own and a
+    `list[str] | None = None`: nothing a framework builds from a signature can be
+    shared between two of them. Tool `i` carries the tag `grp<i // 10>`, so every tag
+    is held by exactly ten tools whatever the registry's size.
     """
-    tools = []
-    for i in range(count):
-        func = fresh(add, f"tool_{i:05d}")
-        func.__doc__ = f"Add two integers (tool number {i})."
-        tools.append((func, [f"grp{i // 10}"]))
-    return tools
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Literal": Literal}
+    # A hundred at a time: the compiler's temporary memory for one source of 10,000
+    # functions would be freed into the allocator, where a registry growing next could
+    # reuse it unseen by the resident set size (`benchmarks.memory`).
+    for first in range(start, start + count, 100):
+        numbers = range(first, min(first + 100, start + count))
+        source = "".join(_DISTINCT.format(i=i) for i in numbers)
+        exec(compile(source, f"<distinct tools from {first}>", "exec"), namespace)
+    return [(namespace[f"tool_{i:05d}"], [f"grp{i // 10}"]) for i in range(start, start + count)]
+
+
+def distinct_args(name: str) -> dict[str, Any]:
+    """Arguments for the distinct tool `name` (only its required parameter)."""
+    return {f"term_{int(name.removeprefix('tool_'))}": "needle"}
