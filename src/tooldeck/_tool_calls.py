@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from ._result import clip
 
-__all__ = ["FORMATS", "READERS", "ToolCall", "detect_format", "read_tool_calls"]
+__all__ = ["FORMATS", "READERS", "SDK_FORMATS", "ToolCall", "detect_format", "read_tool_calls"]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 
@@ -60,7 +60,12 @@ _MISSING: Any = object()  # ``fields.get(key, _MISSING)``: a key absent, not set
 
 
 def _fields(obj: Any) -> _Fields:
-    """The fields of one piece of a reply: a dict's keys, an SDK object's attributes."""
+    """The fields of one piece of a reply: a dict's keys, an SDK object's attributes.
+
+    The readers inline its first case (``obj.__dict__ if type(obj) in _PYDANTIC``), the
+    SDKs' objects, and skip ``isinstance`` checks for them (~60 ns each on a pydantic
+    model, which has a deep class hierarchy): the readers are most of `run_tool_calls`.
+    """
     cls = type(obj)
     if cls in _PYDANTIC:
         # pydantic models keep their fields in ``__dict__``: reading it spares
@@ -157,18 +162,18 @@ def detect_format(reply: Any) -> str | None:
                 raise _not_a_reply(item)
         return None
     cls = type(reply)
-    found = _SDK_FORMATS.get(cls)
+    found = SDK_FORMATS.get(cls)
     if found is None:
         found = _reply_format(_fields(reply)) or _item_format(reply)
         if found is None:
             raise _not_a_reply(reply)
         if cls in _PYDANTIC:
-            _SDK_FORMATS[cls] = found
+            SDK_FORMATS[cls] = found
     return found
 
 
 # An SDK object's class fixes its shape: its provider is recognised once per class.
-_SDK_FORMATS: dict[type, str] = {}
+SDK_FORMATS: dict[type, str] = {}
 
 
 def _reply_format(fields: _Fields) -> str | None:
@@ -240,8 +245,8 @@ def read_openai(reply: Any) -> list[ToolCall]:
     Calls of other kinds (a custom tool's) are not tooldeck's: they are left out.
     """
     items = reply
-    if not isinstance(reply, _LIST):
-        fields = _fields(reply)
+    if type(reply) in _PYDANTIC or not isinstance(reply, _LIST):
+        fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
         choices = fields.get("choices")
         if choices is not None:
             if not isinstance(choices, _LIST):
@@ -263,13 +268,13 @@ def read_openai(reply: Any) -> list[ToolCall]:
 def _openai_calls(items: Any) -> list[ToolCall]:
     calls = []
     for item in items:
-        fields = _fields(item)
+        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
         function = fields.get("function")
         if function is None:
             if isinstance(fields.get("type"), str):
                 continue  # {"type": "custom", "custom": {...}}
             raise _not_a_reply(item, "openai")
-        function = _fields(function)
+        function = function.__dict__ if type(function) in _PYDANTIC else _fields(function)
         calls.append(
             _call("openai", fields.get("id"), function.get("name"), function.get("arguments"))
         )
@@ -307,8 +312,8 @@ def _read_typed(
 ) -> list[ToolCall]:
     """Providers whose items all carry a ``type``: keep the calls, skip the rest."""
     items = reply
-    if not isinstance(reply, _LIST):
-        fields = _fields(reply)
+    if type(reply) in _PYDANTIC or not isinstance(reply, _LIST):
+        fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
         items = fields.get(container)
         if not isinstance(items, _LIST):
             if fields.get("type") != call_type:
@@ -316,7 +321,7 @@ def _read_typed(
             items = [reply]
     calls = []
     for item in items:
-        fields = _fields(item)
+        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
         kind = fields.get("type")
         if kind == call_type:
             calls.append(read(fields))
@@ -331,25 +336,32 @@ def read_gemini(reply: Any) -> list[ToolCall]:
 
     Parts without a call (text, thoughts) are left out.
     """
-    items = reply if isinstance(reply, _LIST) else _gemini_parts(reply)
+    if type(reply) not in _PYDANTIC and isinstance(reply, _LIST):
+        items = reply
+    else:
+        items = _gemini_parts(reply)
     calls = []
     for item in items:
-        fields = _fields(item)
+        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
         call = fields.get("function_call")  # the SDK's snake_case, else REST's camelCase
         if call is None:
             call = fields.get("functionCall")
         if call is not None:
-            fields = _fields(call)
+            fields = call.__dict__ if type(call) in _PYDANTIC else _fields(call)
         elif not _is_gemini_function_call(item, fields):
             if _is_gemini_part(item):
                 continue
             raise _not_a_reply(item, "gemini")
-        calls.append(_call("gemini", fields.get("id"), fields.get("name"), fields.get("args")))
+        call_id, name = fields.get("id"), fields.get("name")
+        if type(name) is str and (call_id is None or type(call_id) is str):  # `_call`, inline
+            calls.append(_new_tuple(ToolCall, (call_id, name, fields.get("args"))))
+        else:
+            calls.append(_call("gemini", call_id, name, fields.get("args")))
     return calls
 
 
 def _gemini_parts(reply: Any) -> Any:
-    fields = _fields(reply)
+    fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
     candidates = fields.get("candidates", _MISSING)
     if candidates is not _MISSING or _is_gemini_response(fields):  # a response
         if candidates is _MISSING or not candidates:
@@ -357,7 +369,12 @@ def _gemini_parts(reply: Any) -> Any:
         if not isinstance(candidates, _LIST):
             raise _not_a_reply(reply, "gemini")
         # The first candidate, as the SDK's own shortcuts (``response.text``) read.
-        return _candidate_parts(reply, _fields(candidates[0]), True)
+        first = candidates[0]
+        if type(first) in _PYDANTIC:  # the SDK's Candidate: `_candidate_parts`, inline
+            content = first.__dict__.get("content")
+            if type(content) in _PYDANTIC:
+                return content.__dict__.get("parts") or []
+        return _candidate_parts(reply, _fields(first), True)
     if "content" in fields or _is_gemini_candidate(fields):
         return _candidate_parts(reply, fields, False)
     parts = fields.get("parts", _MISSING)
@@ -372,6 +389,8 @@ def _candidate_parts(reply: Any, candidate: _Fields, in_response: bool) -> Any:
     content = candidate.get("content")
     if content is None and (in_response or _is_gemini_candidate(candidate)):
         return []  # blocked, or cut at the token limit before any part
+    if type(content) in _PYDANTIC:  # the SDK's Content
+        return content.__dict__.get("parts") or []
     if content is None or isinstance(content, (str, list, tuple)):
         raise _not_a_reply(reply, "gemini")
     return _fields(content).get("parts") or []
@@ -393,7 +412,7 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
         TypeError: ``reply`` has no shape of that format (or of any, when not given).
     """
     if format is None:
-        format = _SDK_FORMATS.get(type(reply)) or detect_format(reply)
+        format = SDK_FORMATS.get(type(reply)) or detect_format(reply)
         if format is None:
             return None, []
     elif format not in READERS:
