@@ -109,3 +109,28 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
   `context=`, against the same tool without it, through `call_tool` and
   `execute_sync`.
 """
+
+DOC_MISSES = """\
+### Where a target is missed, and why
+
+- **The gather** (10,000 calls in flight) is lost to the collector more than to the
+  calls: each call in flight holds one coroutine more than the bare gather (the
+  face's own, which turns the tool's exception into an answer), and thousands more
+  live objects set off more full collections, each walking every live object in the
+  process. tooldeck's face keeps nothing else alive across the `await` (the
+  arguments are dropped before it). Measured once outside the harness, on this
+  machine: a coroutine doing nothing but `return await func(**args)` ran the same
+  gather at 0.67x, and tooldeck at 0.8x with the collector paused — so any face that
+  catches the tool's errors stays well under the 0.85x target here.
+- **`await async_call_tool`** is a coroutine of its own around the tool's: creating
+  and resuming it is most of the 0.24 µs over the floor.
+- **One `Injected` parameter**: the function is called with one keyword argument
+  more, stored into the validated arguments; by our estimate that alone is about
+  1.18x a two-argument `add` through `call_tool`, and reading the context is the
+  rest. On a tool that does any work the share shrinks accordingly.
+- **`run_tool_calls`, one call** is compared with `execute`, which got about twice as
+  fast in the same change; reading a reply (the SDK's objects) and writing the
+  provider's messages cost about 2 µs together, so the ratio to an `execute` of a
+  bare `add` is highest where `execute` is cheapest (Gemini and Anthropic replies,
+  whose arguments arrive as an object; OpenAI's JSON text makes `execute` dearer).
+"""
