@@ -1,0 +1,172 @@
+"""The pipeline behind a tool's call faces: validate, add the context, run, word failures.
+
+`Pipeline` is the base of `tooldeck._calling.CallFaces` (itself a mixin of
+`tooldeck.Tool`, which sets the attributes declared here). It holds what every face
+shares off its plain path: the arguments validated from whatever was sent (a dict,
+JSON text, bytes, nothing), the injected values from the call's ``context``, the
+runners for a tool with a timeout, a ``-> ToolResult`` check or an awaitable to await
+(built on first use), and the words a model reads for each kind of failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic_core import ValidationError
+
+from ._injected import Injection, MissingContext, context_values
+from ._result import CallFailure, clip, failure_text, format_validation_error, outside_text
+from ._running import (
+    Arguments,
+    AsyncRunner,
+    SyncRunner,
+    check_size,
+    may_return_awaitable,
+    merge,
+    positional_adapter,
+    runners,
+    too_deep,
+)
+from ._spec import EMPTY, ToolSpec
+from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
+
+__all__ = ["SYNC_FAILURES", "Context", "Pipeline"]
+
+logger = logging.getLogger("tooldeck")
+
+# What a sync face reports as the call's failure. A CancelledError a tool raises is not
+# the caller's cancellation (a sync caller has no task to cancel): it is reported too.
+# The async faces catch Exception only, so cancellation propagates there.
+SYNC_FAILURES = (Exception, asyncio.CancelledError)
+
+Context = Mapping[str, Any] | None
+
+
+class Pipeline:
+    """Validation, context, runners and failure text for a tool's call faces."""
+
+    max_argument_bytes: int | None
+    max_abandoned_threads: int | None
+    func: Callable[..., Any]
+    _spec: ToolSpec
+    _enabled: bool
+    _timeout: float | None
+    _injected: tuple[Injection, ...]
+
+    def _awaits(self) -> bool:
+        """A sync function that says nothing of what it returns may return an awaitable
+        (`lambda q: fetch(q)`), which is awaited: it takes the runners' path."""
+        spec = self._spec
+        return not spec.is_async and may_return_awaitable(spec.return_annotation)
+
+    # Built on first use: most tools are never called off the plain paths, and a registry
+    # of thousands should not pay for runners it does not use.
+
+    @functools.cached_property
+    def _runner_pair(self) -> tuple[SyncRunner, AsyncRunner]:
+        """How this tool runs from sync and from async code, when not on a plain path."""
+        spec = self._spec
+        target = self.func
+        if spec.positional:
+            target = positional_adapter(target, spec.positional)
+        return runners(
+            target,
+            is_async=spec.is_async,
+            timeout=self._timeout,
+            checked=spec.returns_tool_result,
+            awaits=self._awaits(),
+            lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
+        )
+
+    @functools.cached_property
+    def _run_sync(self) -> SyncRunner:
+        return self._runner_pair[0]
+
+    @functools.cached_property
+    def _run_async(self) -> AsyncRunner:
+        return self._runner_pair[1]
+
+    # -- the pipeline -------------------------------------------------------------------
+
+    def _args_of(self, arguments: Arguments) -> dict[str, Any]:
+        """Validated keyword arguments for anything but a dict (what the hot paths hand on).
+
+        JSON text under the size limit goes straight to the validator; the rest —
+        bytes, other mappings, ``None``, blank or long text — takes `_validate`.
+        """
+        if (
+            arguments.__class__ is str
+            and arguments.strip()
+            and len(arguments) * 4 <= (self.max_argument_bytes or -1)
+        ):
+            return self._spec.validate_json(arguments)  # surely under the size limit
+        return self._validate(arguments)
+
+    def _prepare(
+        self, arguments: Arguments, kwargs: dict[str, Any], context: Context
+    ) -> dict[str, Any]:
+        """Merge keyword arguments in, validate, add the injected values: the call's kwargs."""
+        if kwargs:
+            arguments = merge(arguments, kwargs, self.max_argument_bytes)
+        args = self._validate(arguments)
+        if self._injected:
+            args.update(self._from_context(context))
+        return args
+
+    def _from_context(self, context: Context) -> dict[str, Any]:
+        try:
+            return context_values(self._injected, context, EMPTY)
+        except MissingContext as missing:
+            name, key = clip(self._spec.name), clip(missing.key)
+            raise CallFailure(f"Tool '{name}' needs context value '{key}'") from None
+
+    def _validate(self, arguments: Arguments) -> dict[str, Any]:
+        if not self._enabled:
+            raise CallFailure(f"Tool '{clip(self._spec.name)}' is disabled")
+        spec = self._spec
+        try:
+            kind = arguments.__class__
+            if kind is dict:
+                return spec.validate_python(arguments)
+            if arguments is None:
+                return spec.validate_python({})
+            # `kind is str` first: cheaper than isinstance for the usual JSON text.
+            if kind is str or isinstance(arguments, (str, bytes, bytearray)):
+                if not arguments.strip():  # type: ignore[union-attr]
+                    # "" for no arguments: some models send it for a parameterless tool,
+                    # and the OpenAI Agents SDK, Pydantic AI and LangChain all read it so.
+                    return spec.validate_python({})
+                limit = self.max_argument_bytes
+                if limit is not None and len(arguments) * 4 > limit:  # may be over: measure
+                    check_size(arguments, limit, spec.name)  # type: ignore[arg-type]
+                return spec.validate_json(arguments)
+            return spec.validate_python(arguments)
+        except ValidationError as exc:
+            raise CallFailure(format_validation_error(exc, spec.name)) from exc
+        except RecursionError as exc:  # a Python value nested deeper than the stack
+            raise CallFailure(too_deep(spec.name)) from exc
+
+    def _refusal(self, exc: BaseException) -> str:
+        """The text for a failure on a fast path, arguments refused included (what
+        `_validate` would have raised for them)."""
+        if isinstance(exc, ValidationError):
+            return format_validation_error(exc, self._spec.name)
+        if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
+            return too_deep(self._spec.name)
+        # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
+        # a user's validator raised.
+        return self._failure(exc)
+
+    def _failure(self, exc: BaseException) -> str:
+        if isinstance(exc, CallFailure):  # tooldeck's own words, already bounded
+            return failure_text(exc)
+        if isinstance(exc, CallTimeout):
+            return f"Tool '{clip(self._spec.name)}' timed out after {self._timeout:g} seconds"
+        if isinstance(exc, TooManyAbandoned):
+            return f"Tool '{clip(self._spec.name)}' is not called now: {exc}"
+        logger.debug("tool %r raised", self._spec.name, exc_info=exc)
+        return outside_text(failure_text(exc))
