@@ -61,9 +61,19 @@ def _without_metadata(annotation: Any) -> Any:
 
 
 def _sanitized(tp: Any, seen: set[type]) -> Any:
-    """A model as ``{field: (type, description)}`` (``(type,)`` without one), recursively."""
-    if not (isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)) or tp in seen:
-        return tp  # any other type stays a type; a recursion stops at the class
+    """Agently's ``DataFormatter.sanitize(tp, remain_type=True)``, for an annotation.
+
+    A model becomes ``{field: (type, description)}`` (``(type,)`` without one),
+    recursively (a recursion stops at the class); any other class or generic alias stays
+    as it is; what is neither (``Any`` before Python 3.11, a ``TypeVar``, a ``NewType``)
+    becomes its text, as Agently renders it.
+    """
+    if tp is None or isinstance(tp, (str, int, float, bool)) or typing.get_origin(tp):
+        return tp
+    if not isinstance(tp, type):
+        return str(tp)
+    if not issubclass(tp, pydantic.BaseModel) or tp in seen:
+        return tp
     inside = seen | {tp}
     return {
         name: (

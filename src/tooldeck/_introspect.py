@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Optional, cast
@@ -92,7 +93,7 @@ def refuse_generators(func: Callable[..., Any], name: str) -> None:
 
 
 def type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
-    target = _signature_target(func)
+    target = _as_declared(_signature_target(func))
     try:
         return typing.get_type_hints(target, include_extras=True)
     except NameError:
@@ -104,6 +105,23 @@ def type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
             raise _unresolved(exc, name) from exc
     except Exception as exc:
         raise _unresolved(exc, name) from exc
+
+
+def _as_declared(target: Callable[..., Any]) -> Any:
+    """What ``get_type_hints`` reads the annotations as declared from, on every Python.
+
+    Python 3.10 wraps the hint of a parameter whose default is ``None`` in ``Optional``
+    (``x: int = None`` reads ``Optional[int]``, ``Annotated[...] = None`` loses its
+    metadata to the wrapper); 3.11 dropped that (bpo-46195). The defaults are read from
+    ``__code__``, so a stand-in with only the annotations and the globals is read as 3.11
+    reads the function itself.
+    """
+    if sys.version_info >= (3, 11) or not hasattr(target, "__code__"):
+        return target
+    return types.SimpleNamespace(
+        __annotations__=dict(getattr(target, "__annotations__", None) or {}),
+        __globals__=getattr(inspect.unwrap(target), "__globals__", {}),
+    )
 
 
 def _caller_locals() -> dict[str, Any]:

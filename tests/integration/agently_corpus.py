@@ -9,7 +9,7 @@ reads annotations from the signature as they are, so this module does not use
 """
 
 import enum
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -82,6 +82,14 @@ def nothing(flag: bool = True) -> None:
     """Return nothing."""
 
 
+T = TypeVar("T")
+
+
+def first(items: list[int]) -> T:  # type: ignore[type-var]
+    """A return type that is no class: Agently shows its text."""
+    return items[0]  # type: ignore[return-value]
+
+
 def untyped_return(x: int):  # type: ignore[no-untyped-def]
     """No return annotation: no "returns" key."""
     return x * 2
@@ -143,6 +151,7 @@ DECORATED = [
     many,
     nothing,
     untyped_return,
+    first,
     annotated_return,
     optional_model,
     failing,
@@ -203,6 +212,7 @@ def calls() -> list[tuple[str, dict[str, Any]]]:
         ("many", {"points": [start, Point(x=5)]}),
         ("nothing", {}),
         ("untyped_return", {"x": 4}),
+        ("first", {"items": [7, 8]}),
         ("annotated_return", {"x": 4}),
         ("optional_model", {"p": start}),
         ("optional_model", {}),

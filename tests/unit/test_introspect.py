@@ -255,3 +255,34 @@ def test_blank_arguments_mean_no_arguments_on_every_face(blank: Any) -> None:
     assert registry.get("needs").call(blank, a=2) == 2  # keywords merge into nothing
     refused = registry.call_tool("needs", blank)
     assert refused == "Error: Invalid arguments for tool 'needs':\na: missing required argument"
+
+
+# --- hints as declared, on every supported Python ----------------------------------------
+
+
+def test_a_none_default_does_not_change_the_hint_on_any_python() -> None:
+    # Python 3.10's get_type_hints wraps the hint of a parameter defaulting to None in
+    # Optional (3.11 stopped): `Annotated` metadata vanished into the wrapper and the
+    # Agently view showed Optional[...] where the signature says `... | None`.
+    def f(
+        a: int = None,  # type: ignore[assignment]
+        b: Annotated[int, Field(description="the b", ge=0)] = None,  # type: ignore[assignment]
+        c: list[str] | None = None,
+    ) -> None:
+        pass
+
+    t = Tool(f)
+    properties = t.parameters["properties"]
+    assert properties["b"] == {
+        "anyOf": [{"type": "integer", "description": "the b", "minimum": 0}, {"type": "null"}],
+        "description": "the b",
+        "default": None,
+    }
+    assert t.call({"b": -1}).startswith("Error")  # the Field constraint is kept
+    assert t.call({"b": None}) is None  # the function returns None
+    registry = ToolRegistry()
+    registry.tool_func(f)
+    kwargs = registry.get_tool_info()["f"]["kwargs"]
+    assert kwargs["a"][0] is int
+    assert kwargs["b"] == (int, "the b;Default: None")
+    assert repr(kwargs["c"][0]) == "list[str] | None"
