@@ -287,7 +287,11 @@ class NamedCalls:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
-        found, calls = read_tool_calls(reply, format)
+        found = SDK_FORMATS.get(type(reply)) if format is None else None
+        if found is not None:  # an SDK's reply object, known by its class
+            calls = READERS[found](reply)
+        else:
+            found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: spare the runner

@@ -34,7 +34,7 @@ from tool_call_replies import (
     sdk_reply,
 )
 from tooldeck import ToolRegistry, _registry
-from tooldeck._tool_calls import ToolCall, detect_format, read_tool_calls
+from tooldeck._tool_calls import detect_format, read_tool_calls
 from tooldeck._tool_calls_run import to_json_value
 
 pytestmark = pytest.mark.timeout(30)
@@ -420,10 +420,10 @@ def test_read_tool_calls_keeps_the_arguments_as_sent() -> None:
     wire = openai_completion([Call("a", "f", '{"x": 1}'), Call("b", "g", "")])
     assert read_tool_calls(wire) == (
         "openai",
-        [ToolCall("a", "f", '{"x": 1}'), ToolCall("b", "g", "")],
+        [("a", "f", '{"x": 1}'), ("b", "g", "")],
     )
     gemini = gemini_response([Call(None, "f", {"x": [1]})])
-    assert read_tool_calls(gemini) == ("gemini", [ToolCall(None, "f", {"x": [1]})])
+    assert read_tool_calls(gemini) == ("gemini", [(None, "f", {"x": [1]})])
     assert read_tool_calls([]) == (None, [])
 
 

@@ -16,7 +16,6 @@ import pytest
 
 from tool_call_replies import Call, answered, anthropic_message, gemini_response, openai_completion
 from tooldeck import ToolRegistry, ToolResult
-from tooldeck._tool_calls import ToolCall
 from tooldeck._tool_calls_run import run_calls
 
 pytestmark = pytest.mark.timeout(30)
@@ -325,7 +324,7 @@ async def test_run_calls_takes_any_execute() -> None:
         await asyncio.sleep(0)
         return ToolResult.ok(name.upper()) if name != "bad" else ToolResult.fail("no")
 
-    calls = [ToolCall("1", "a", "{}"), ToolCall("2", "bad", {"x": 1}), ToolCall(None, "c", None)]
+    calls = [("1", "a", "{}"), ("2", "bad", {"x": 1}), (None, "c", None)]
     results = await run_calls(calls, execute, max_concurrency=2)
     assert results == [ToolResult.ok("A"), ToolResult.fail("no"), ToolResult.ok("C")]
     assert sorted(seen, key=str) == sorted([("a", "{}"), ("bad", {"x": 1}), ("c", None)], key=str)
