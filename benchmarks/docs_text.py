@@ -1,5 +1,9 @@
 """The prose of docs/performance.md and of the README's Performance section."""
 
+from __future__ import annotations
+
+from typing import Any
+
 README_INTRO = """\
 Measured side by side with LangChain, OpenAI Agents, FastMCP, Pydantic AI, Agently and
 toolregistry ({cores} cores, Python {python}, pydantic {pydantic}; CPU time).
@@ -110,27 +114,49 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
   `execute_sync`.
 """
 
-DOC_MISSES = """\
-### Where a target is missed, and why
+# Why a target is missed, by target id (benchmarks/targets.py): docs/performance.md
+# lists the reasons of the targets the published run misses, and only those.
+_INJECTED = """\
+**One `Injected` parameter** (`call_tool` and `execute_sync`): the least an
+injection can cost, one store into the validated arguments and one keyword argument
+more, measured about 1.12x a two-argument `add` through `call_tool`; reading the
+(parameter, key) pairs and the dispatch to the injected path are the rest. A
+specialised one-pair read measured 1.22x; going further means checking for injected
+parameters on every plain call, which the same issue forbids (tools without them keep
+their cost). On a tool that does any work the share shrinks accordingly."""
 
-- **The gather** (10,000 calls in flight) is lost to the collector more than to the
-  calls: each call in flight holds one coroutine more than the bare gather (the
-  face's own, which turns the tool's exception into an answer), and thousands more
-  live objects set off more full collections, each walking every live object in the
-  process. tooldeck's face keeps nothing else alive across the `await` (the
-  arguments are dropped before it). Measured once outside the harness, on this
-  machine: a coroutine doing nothing but `return await func(**args)` ran the same
-  gather at 0.67x, and tooldeck at 0.8x with the collector paused — so any face that
-  catches the tool's errors stays well under the 0.85x target here.
-- **`await async_call_tool`** is a coroutine of its own around the tool's: creating
-  and resuming it is most of the 0.24 µs over the floor.
-- **One `Injected` parameter**: the function is called with one keyword argument
-  more, stored into the validated arguments; by our estimate that alone is about
-  1.18x a two-argument `add` through `call_tool`, and reading the context is the
-  rest. On a tool that does any work the share shrinks accordingly.
-- **`run_tool_calls`, one call** is compared with `execute`, which got about twice as
-  fast in the same change; reading a reply (the SDK's objects) and writing the
-  provider's messages cost about 2 µs together, so the ratio to an `execute` of a
-  bare `add` is highest where `execute` is cheapest (Gemini and Anthropic replies,
-  whose arguments arrive as an object; OpenAI's JSON text makes `execute` dearer).
-"""
+MISS_REASONS = {
+    "gather": """\
+**The gather** (10,000 calls in flight) is lost to the collector more than to the
+calls: each call in flight holds one coroutine more than the bare gather (the face's
+own, which turns the tool's exception into an answer), and thousands more live
+objects set off more full collections, each walking every live object in the
+process. tooldeck's face keeps nothing else alive across the `await` (the arguments
+are dropped before it). Measured once outside the harness, on this machine: a
+coroutine doing nothing but `return await func(**args)` ran the same gather at 0.67x,
+and tooldeck at 0.8x with the collector paused — so any face that catches the tool's
+errors stays well under the 0.85x target here.""",
+    "async_call_tool": """\
+**`await async_call_tool`** is a coroutine of its own around the tool's: creating and
+resuming it is most of the 0.24 µs over the floor, and no face that turns the tool's
+exception into an answer can do without it.""",
+    "injected_call_tool": _INJECTED,
+    "injected_execute_sync": _INJECTED,
+    "run_tool_calls": """\
+**`run_tool_calls`, one call** is compared with `execute`: reading a reply (the SDK's
+objects) and writing the provider's messages cost about 1.5 µs together, so the ratio
+to an `execute` of a bare `add` is highest where `execute` is cheapest (Gemini and
+Anthropic replies, whose arguments arrive as an object).""",
+}
+
+
+def misses_text(targets: list[dict[str, Any]]) -> str:
+    """The section saying why each missed target is missed ('' when none is)."""
+    missed = [t for t in targets if t["pass"] is False]
+    if not missed:
+        return ""
+    reasons = dict.fromkeys(  # one bullet per reason, in the targets' order
+        MISS_REASONS.get(t["id"], f"**{t['path']}**: not explained yet.") for t in missed
+    )
+    bullets = ["- " + reason.replace("\n", "\n  ") for reason in reasons]
+    return "\n".join(["### Where a target is missed, and why", "", *bullets, ""])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.chart import render_chart
-from benchmarks.docs_text import DOC_HEAD, DOC_MISSES, README_INTRO
+from benchmarks.docs_text import DOC_HEAD, README_INTRO, misses_text
 from benchmarks.report import cell, fmt, loops_listing, render_markdown, targets_table
 from benchmarks.results import find_row
 
@@ -56,7 +56,7 @@ def render_docs(result: dict[str, Any], md: str) -> str:
         "",
         targets_table(result["targets"]),
         "",
-        DOC_MISSES,
+        misses_text(result["targets"]),
         "## The loops, as timed",
         "",
         "The body of each timing loop, as generated and recorded in `latest.json` "

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 try:
     from benchmarks import aggregate, report
+    from benchmarks.docs_text import MISS_REASONS, misses_text
     from benchmarks.timing import Call, Settings, Timer, loop_source
 finally:
     sys.path.remove(str(ROOT))
@@ -234,3 +235,24 @@ def test_timer_measures_generated_loops() -> None:
         assert timer.once(calls["two"]) == 4
     finally:
         timer.close()
+
+
+def test_the_docs_explain_the_missed_targets_and_only_those() -> None:
+    def target(id_: str, passed: bool | None) -> dict[str, Any]:
+        return {"id": id_, "path": f"path of {id_}", "pass": passed}
+
+    assert misses_text([target("gather", True), target("call_tool", None)]) == ""
+    section = misses_text(
+        [
+            target("gather", False),
+            target("injected_call_tool", False),
+            target("injected_execute_sync", False),
+            target("run_tool_calls", True),
+            target("new_target", False),
+        ]
+    )
+    assert section.startswith("### Where a target is missed, and why")
+    assert MISS_REASONS["gather"].splitlines()[0] in section
+    assert section.count("**One `Injected` parameter**") == 1  # one reason, said once
+    assert MISS_REASONS["run_tool_calls"].splitlines()[0] not in section
+    assert "**path of new_target**: not explained yet." in section
