@@ -9,9 +9,16 @@ validation, so a model can never set it (arguments naming it are refused as unex
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple, get_args, get_origin
 
-__all__ = ["Injected", "Injection", "MissingContext", "context_values", "is_injected"]
+__all__ = [
+    "Injected",
+    "Injection",
+    "MissingContext",
+    "context_values",
+    "is_injected",
+    "marked_inside",
+]
 
 
 class Injected:
@@ -40,6 +47,14 @@ class Injected:
 def is_injected(marker: Any) -> bool:
     """Whether ``marker`` (an ``Annotated`` metadata item) is ``Injected`` or one of its."""
     return marker is Injected or isinstance(marker, Injected)
+
+
+def marked_inside(tp: Any) -> bool:
+    """Whether an ``Injected`` marker sits anywhere in ``tp`` (a union member's
+    ``Annotated``, a list's item type...), where it marks nothing the model cannot set."""
+    if get_origin(tp) is Annotated:
+        return any(is_injected(m) for m in tp.__metadata__) or marked_inside(tp.__origin__)
+    return any(marked_inside(arg) for arg in get_args(tp) if not isinstance(arg, str))
 
 
 class Injection(NamedTuple):

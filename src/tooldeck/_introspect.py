@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from typing_extensions import Doc
 
-from ._injected import Injected, Injection, is_injected
+from ._injected import Injected, Injection, is_injected, marked_inside
 from ._spec import EMPTY, Param
 from ._typing import admits_none, split_annotated
 from .errors import ToolDefinitionError
@@ -280,9 +280,18 @@ def _variadic(p: inspect.Parameter, tool_name: str, allow_var_kwargs: bool) -> b
 
 def _injection(p: inspect.Parameter, hint: Any, tool_name: str) -> Injection | None:
     """``p`` as an `Injection` when it is marked ``Injected`` (its type stays opaque)."""
-    meta = split_annotated(hint)[1]
+    base, meta = split_annotated(hint)
     markers = [m for m in meta if is_injected(m)]
     if not markers:
+        if marked_inside(base):  # e.g. `Annotated[str, Injected] | None`: the model sees it
+            raise ToolDefinitionError(
+                "Injected marks a whole parameter, outermost: write "
+                "`Annotated[str | None, Injected] = None`, not "
+                "`Annotated[str, Injected] | None` (inside a union or a container the "
+                "marker marks nothing, and the model could set the value)",
+                tool=tool_name,
+                param=p.name,
+            )
         return None
     if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
         raise ToolDefinitionError(
@@ -344,6 +353,13 @@ def agently_params(
             kind, text = spec, ""
         if isinstance(kind, str):
             kind = _TYPE_NAMES.get(kind.strip().lower(), Any)
+        elif marked_inside(kind):
+            raise ToolDefinitionError(
+                "kwargs describes what the model sends: an Injected type has no place "
+                "there (mark the function's parameter, and leave it out of kwargs)",
+                tool=tool_name,
+                param=key,
+            )
         from_signature = defaults.get(key)
         default = from_signature.default if from_signature else EMPTY
         param = analyse_param(key, kind, default, None)

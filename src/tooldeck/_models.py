@@ -9,6 +9,7 @@ made to reject them, like every other tool.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
@@ -18,6 +19,7 @@ from ._jsonschema import JsonSchemaGenerator, clean_schema
 from ._null_defaults import null_default_plan
 from ._result import CallFailure, clip, problem_lines
 from ._spec import EMPTY, Param, Validate
+from ._typing import admits_container, admits_text, object_fields, parse_container
 from .errors import ToolDefinitionError
 
 __all__ = ["is_v1_model", "v1_model_validators", "v2_model_validators"]
@@ -49,16 +51,16 @@ def v2_model_validators(
         ) from exc
     validator = model.__pydantic_validator__
     names = tuple(model.model_fields)
-    plan = null_default_plan(model)
+    lenient = _lenient_rules(model)
 
     def validate_python(arguments: Any) -> dict[str, Any]:
-        if plan is not None:
-            arguments = plan(arguments)
+        if lenient is not None:
+            arguments = lenient(arguments)
         instance = validator.validate_python(arguments)
         return {name: getattr(instance, name) for name in names}
 
     def validate_json(text: Any) -> dict[str, Any]:
-        if plan is None:
+        if lenient is None:
             instance = validator.validate_json(text)
             return {name: getattr(instance, name) for name in names}
         return validate_python(_loads(text, tool_name))
@@ -75,6 +77,30 @@ def v2_model_validators(
         for name, info in model.model_fields.items()
     )
     return validate_python, validate_json, schema, params
+
+
+def _lenient_rules(model: Any) -> Callable[[Any], Any] | None:
+    """The lenient argument rules for a model's fields, as for a signature's parameters:
+    a container sent as JSON text is parsed, a null for a defaulted field is its default
+    (at any depth). ``None`` when no field needs them."""
+    texts = frozenset(
+        f.key
+        for f in object_fields(model) or ()
+        if admits_container(f.annotation) and not admits_text(f.annotation)
+    )
+    plan = null_default_plan(model)
+    if not texts and plan is None:
+        return None
+
+    def lenient(arguments: Any) -> Any:
+        if texts and isinstance(arguments, dict):
+            arguments = {
+                k: parse_container(v) if k in texts and isinstance(v, str) else v
+                for k, v in arguments.items()
+            }
+        return plan(arguments) if plan is not None else arguments
+
+    return lenient
 
 
 def is_v1_model(obj: Any) -> bool:
@@ -95,8 +121,11 @@ def v1_model_validators(
         config = type("Config", (), {"extra": v1.Extra.forbid})
         model = type(model.__name__, (model,), {"Config": config, "__module__": model.__module__})
     schema = _describe(clean_schema(model.schema()), docs)
+    lenient = _lenient_rules(model)
 
     def validate_python(arguments: Any) -> dict[str, Any]:
+        if lenient is not None:
+            arguments = lenient(arguments)
         try:
             return dict(model.parse_obj(arguments))
         except v1.ValidationError as exc:

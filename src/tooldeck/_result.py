@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, final
 
 from pydantic_core import ValidationError, to_jsonable_python
 
@@ -39,6 +39,7 @@ MAX_ERROR = 2000  # characters of a tool's own error message that a model reads
 MORE_PROBLEMS = "... and more problems"  # the rest, when they were not even counted
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of a tool call: a value on success, an error message on failure.
@@ -59,11 +60,17 @@ class ToolResult:
     error: str | None = None
     exception: BaseException | None = field(default=None, repr=False, compare=False, kw_only=True)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every face knows a tool's result by its exact class (one identity check per
+        # call); a subclass would pass as a plain value, a failure as a success.
+        raise TypeError(
+            "ToolResult cannot be subclassed: return ToolResult.ok(...) / .fail(...) and "
+            "carry anything more in its data"
+        )
+
     @classmethod
     def ok(cls, data: Any = None) -> ToolResult:
         """A successful result carrying ``data``."""
-        if cls is not ToolResult:
-            return cls(True, data)
         return ok(data)
 
     @classmethod

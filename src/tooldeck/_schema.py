@@ -15,13 +15,14 @@ Nothing here runs again per call: the spec is the cache.
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pydantic
 
 from ._docstrings import parse_docstring
-from ._injected import Injection
+from ._injected import Injection, marked_inside
 from ._introspect import (
     agently_params,
     check_doc_params,
@@ -79,6 +80,7 @@ def build_spec(
     )
     if args_schema is not None:
         vpy, vjson, schema, params = _model_validators(args_schema, doc.params, tool_name)
+        _refuse_injected_fields(args_schema, params, injected, tool_name)
         positional = tuple(name for name in positional if name in {i.name for i in injected})
     else:
         if manual_params is not None:
@@ -120,6 +122,34 @@ def _refuse_injected_kwargs(
                 "leave it out of kwargs",
                 tool=tool_name,
                 param=injection.name,
+            )
+
+
+def _refuse_injected_fields(
+    model: type[Any], params: tuple[Param, ...], injected: tuple[Injection, ...], tool_name: str
+) -> None:
+    """An ``args_schema`` describes what the model sends: no field of it is injected."""
+    fields = {p.name for p in params}
+    for injection in injected:
+        if injection.name in fields:
+            raise ToolDefinitionError(
+                "args_schema has a field for an injected parameter, which the model never "
+                "sends: leave it out of the model",
+                tool=tool_name,
+                param=injection.name,
+            )
+    try:
+        hints = typing.get_type_hints(model, include_extras=True)
+    except Exception:  # unresolvable hints: pydantic has resolved what it validates
+        hints = {}
+    for field, hint in hints.items():
+        if field in fields and marked_inside(hint):
+            raise ToolDefinitionError(
+                "a field of args_schema cannot be Injected (the model would see it): mark "
+                "the function's parameter `Annotated[T, Injected]` and leave it out of "
+                "the model",
+                tool=tool_name,
+                param=field,
             )
 
 

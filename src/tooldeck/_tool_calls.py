@@ -10,6 +10,7 @@ answers the calls. Nothing here knows the registry, and no provider SDK is impor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -107,9 +108,23 @@ def _is_gemini_function_call(item: Any, fields: _Fields) -> bool:
 
 def _is_gemini_part(item: Any) -> bool:
     """A Gemini part: a text, a thought, inline data... (with or without a call)."""
-    if isinstance(item, Mapping):  # every other provider's items carry a "type"
-        return bool(item) and not item.keys() & {"type", "role", "content"}
+    if isinstance(item, Mapping):  # a part holds at least one of Part's fields
+        return not item.keys() & {"type", "role", "content"} and bool(item.keys() & _PART_KEYS)
     return hasattr(item, "function_call")
+
+
+# The fields of google-genai's `Part` (1.x), snake_case and REST's camelCase. A dict with
+# none of them is no part: a call of another shape in a list is refused, not skipped.
+_PART_FIELDS = [
+    "audio_metadata", "audio_transcription", "code_execution_result", "document_metadata",
+    "executable_code", "file_data", "function_call", "function_response", "inline_data",
+    "media_processing", "media_resolution", "part_metadata", "speech_metadata",
+    "spreadsheet_metadata", "text", "thought", "thought_signature", "tool_call",
+    "tool_response", "video_metadata",
+]  # fmt: skip
+_PART_KEYS = frozenset(
+    _PART_FIELDS + [re.sub(r"_(\w)", lambda m: m[1].upper(), f) for f in _PART_FIELDS]
+)
 
 
 # -- recognising the provider ------------------------------------------------------------
@@ -181,9 +196,14 @@ def _reply_format(fields: _Fields) -> str | None:
         return "gemini"  # a candidate
     if content is None and _is_gemini_candidate(fields):
         return "gemini"  # a candidate without content: blocked, or cut at the token limit
+    if content is None and fields.get("role") in _GEMINI_ROLES:
+        return "gemini"  # a Content without parts
     if fields.get("role") == "assistant" and (content is None or isinstance(content, str)):
         return "openai"  # a chat message without calls
     return None
+
+
+_GEMINI_ROLES = ("model", "user")  # a Content's roles ("assistant" is OpenAI's)
 
 
 def _is_gemini_candidate(fields: _Fields) -> bool:
@@ -259,9 +279,10 @@ def _openai_calls(items: Any) -> list[ToolCall]:
         fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
         function = fields.get("function")
         if function is None:
-            if isinstance(fields.get("type"), str):
+            kind = fields.get("type")
+            if isinstance(kind, str) and kind not in _CALL_TYPES:
                 continue  # {"type": "custom", "custom": {...}}
-            raise _not_a_reply(item, "openai")
+            raise _not_a_reply(item, "openai")  # no call, or another provider's
         function = function.__dict__ if type(function) in _PYDANTIC else _fields(function)
         calls.append(
             _call("openai", fields.get("id"), function.get("name"), function.get("arguments"))
@@ -313,9 +334,14 @@ def _read_typed(
         kind = fields.get("type")
         if kind == call_type:
             calls.append(read(fields))
-        elif not isinstance(kind, str):
+        elif not isinstance(kind, str) or kind in _CALL_TYPES:  # another provider's call
             raise _not_a_reply(item, format)
     return calls
+
+
+# The "type" of each provider's tool-call items. A reply read as one provider's holding
+# another's calls is refused: skipped as "other blocks", its calls would go unanswered.
+_CALL_TYPES = frozenset({"function", "function_call", "tool_use"})
 
 
 def read_gemini(reply: Any) -> list[ToolCall]:
@@ -368,6 +394,8 @@ def _gemini_parts(reply: Any) -> Any:
     parts = fields.get("parts", _MISSING)
     if parts is not _MISSING:  # a Content
         return parts or []
+    if fields.get("role") in _GEMINI_ROLES and "content" not in fields:
+        return []  # a Content without parts: cut at the token limit before any
     if _gemini_call_of(fields) is not None or _is_gemini_function_call(reply, fields):
         return [reply]
     raise _not_a_reply(reply, "gemini")

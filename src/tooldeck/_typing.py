@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import types
 import typing
 from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import pydantic
-from typing_extensions import NotRequired, Required, is_typeddict
+from pydantic.fields import FieldInfo
+from typing_extensions import Doc, NotRequired, ReadOnly, Required, is_typeddict
 
 __all__ = [
     "ObjectField",
@@ -22,6 +24,7 @@ __all__ = [
     "admits_none",
     "admits_text",
     "object_fields",
+    "parse_container",
     "split_annotated",
     "union_members",
     "validates_to_itself",
@@ -83,6 +86,18 @@ def admits_container(tp: Any) -> bool:
     return any(_is_structured(m) for m in union_members(tp))
 
 
+def parse_container(text: str) -> Any:
+    """The lenient rule for a container argument sent as JSON text: the list or object
+    it holds, else the text as it was (for validation to report)."""
+    if not text.lstrip().startswith(("[", "{")):
+        return text
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    return parsed if isinstance(parsed, (list, dict)) else text
+
+
 def _is_structured(tp: Any) -> bool:
     origin = get_origin(tp) or tp
     if isinstance(origin, type) and issubclass(origin, _CONTAINERS):
@@ -94,6 +109,11 @@ def _is_structured(tp: Any) -> bool:
 
 def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+
+def _is_v1_model(tp: Any) -> bool:
+    """A ``pydantic.v1`` model class (known by its metaclass, without importing v1)."""
+    return isinstance(tp, type) and type(tp).__module__ == "pydantic.v1.main"
 
 
 class ObjectField(NamedTuple):
@@ -109,8 +129,18 @@ def object_fields(tp: Any) -> list[ObjectField] | None:
     """The fields of a model, dataclass or TypedDict; ``None`` for any other type."""
     if _is_model(tp):
         return [
-            ObjectField(info.alias or name, info.annotation, not info.is_required(), info.default)
+            ObjectField(
+                _input_key(name, info),
+                info.rebuild_annotation(),  # with its constraints, as Annotated metadata
+                not info.is_required(),
+                info.default,
+            )
             for name, info in tp.model_fields.items()
+        ]
+    if _is_v1_model(tp):
+        return [
+            ObjectField(f.alias, f.annotation, not f.required, f.default)
+            for f in tp.__fields__.values()
         ]
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         hints = typing.get_type_hints(tp, include_extras=True)
@@ -122,10 +152,24 @@ def object_fields(tp: Any) -> list[ObjectField] | None:
         hints = typing.get_type_hints(tp, include_extras=True)
         required = getattr(tp, "__required_keys__", frozenset(hints))
         return [
-            ObjectField(name, hint, not _typeddict_required(name, hint, required))
+            ObjectField(name, _unqualified(hint), not _typeddict_required(name, hint, required))
             for name, hint in hints.items()
         ]
     return None
+
+
+def _input_key(name: str, info: FieldInfo) -> str:
+    """The key a model's field is sent under (its schema's): a validation alias first."""
+    if isinstance(info.validation_alias, str):
+        return info.validation_alias
+    return info.alias or name
+
+
+def _unqualified(hint: Any) -> Any:
+    """A TypedDict key's type without ``Required``/``NotRequired``/``ReadOnly``."""
+    while get_origin(hint) in (Required, NotRequired, ReadOnly):
+        hint = get_args(hint)[0]
+    return hint
 
 
 def _has_default(f: dataclasses.Field[Any]) -> bool:
@@ -143,9 +187,13 @@ def _typeddict_required(name: str, hint: Any, required_keys: frozenset[str]) -> 
     return name in required_keys
 
 
-def validates_to_itself(base: Any, default: Any) -> bool:
-    """Whether validating ``default`` against ``base`` surely returns ``default`` itself."""
-    base = split_annotated(base)[0]
+def validates_to_itself(annotation: Any, default: Any) -> bool:
+    """Whether validating ``default`` against ``annotation`` surely returns ``default``
+    itself: a plain scalar, enum member or literal value, and no constraint (``ge``, a
+    pattern, a validator) in its ``Annotated`` metadata that the default might fail."""
+    base, meta = split_annotated(annotation)
+    if not all(_describes_only(m) for m in meta):
+        return False
     if base in (int, str, float, bool):
         return type(default) is base
     if isinstance(base, type) and issubclass(base, enum.Enum):
@@ -156,3 +204,10 @@ def validates_to_itself(base: Any, default: Any) -> bool:
             for arg in get_args(base)
         )
     return False
+
+
+def _describes_only(meta: Any) -> bool:
+    """Metadata that says something about a value without checking it."""
+    if isinstance(meta, FieldInfo):
+        return not meta.metadata
+    return isinstance(meta, (str, Doc))

@@ -29,6 +29,7 @@ from ._typing import (
     admits_none,
     admits_text,
     object_fields,
+    parse_container,
     split_annotated,
     validates_to_itself,
 )
@@ -62,7 +63,7 @@ def _lenient(param: Param, inner: CoreSchema) -> CoreSchema:
     if not (null_means_default or parse_json or plan):
         return inner
     default, factory = param.default, param.default_factory
-    simple = factory is None and validates_to_itself(param.base, default)
+    simple = factory is None and validates_to_itself(param.annotation, default)
     if null_means_default and simple and not parse_json and plan is None:
         return cs.no_info_before_validator_function(_null_to(default), inner)
     if parse_json and not null_means_default and plan is None:
@@ -82,7 +83,7 @@ def _lenient_in_general(
 
     def prepare(value: Any) -> Any:
         if parse_json and isinstance(value, str):
-            value = _parse_container(value)
+            value = parse_container(value)
         return plan(value) if plan is not None else value
 
     if not null_means_default or simple:
@@ -124,20 +125,7 @@ def _null_to(default: Any) -> Callable[[Any], Any]:
 
 
 def _parse_text(value: Any) -> Any:
-    return _parse_container(value) if value.__class__ is str else value
-
-
-def _parse_container(text: str) -> Any:
-    stripped = text.lstrip()
-    if not stripped.startswith(("[", "{")):
-        return text
-    import json
-
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):  # validation then reports the string
-        return text
-    return parsed if isinstance(parsed, (list, dict)) else text
+    return parse_container(value) if value.__class__ is str else value
 
 
 # -- the validator and its schema --------------------------------------------------------------

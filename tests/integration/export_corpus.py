@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AnyUrl, BaseModel, Field
+from pydantic import v1 as pydantic_v1
 from typing_extensions import NotRequired, TypedDict
 
 from tooldeck import ToolRegistry
@@ -297,6 +298,56 @@ async def fetch(
 def factories(tags: list[str] = Field(default_factory=list), limit: int = Field(10, ge=1)) -> int:  # noqa: B008
     """Defaults from default_factory and Field."""
     return limit
+
+
+class Leaf(BaseModel):
+    n: int = 3
+    m: Annotated[int, Field(ge=0)] = -1  # a default its own constraint refuses
+
+
+class Aliased(BaseModel):
+    y: int = Field(default=2, validation_alias="Y")
+
+
+class Shelf(TypedDict):
+    leaf: NotRequired[Leaf]
+
+
+@tool(tags=["defaults"])
+def nested_defaults(
+    shelf: Shelf,
+    aliased: Aliased,
+    floor: Annotated[int, Field(ge=0)] = -5,
+    country: Annotated[str, Field(pattern="^[A-Z]{2}$")] = "",
+) -> str:
+    """Nested defaults behind NotRequired and a validation alias; defaults that their own
+    constraints refuse (a null for them is the default, unvalidated, as if left out)."""
+    return repr((shelf, aliased, floor, country))
+
+
+class SearchArgs(BaseModel):
+    query: str
+    limit: int = 10
+    filters: list[str] = ["all"]  # noqa: RUF012
+    leaf: Leaf = Leaf()
+
+
+class SearchArgsV1(pydantic_v1.BaseModel):
+    query: str
+    limit: int = 10
+    filters: list[str] = ["all"]
+
+
+@tool(args_schema=SearchArgs, tags=["args_schema"])
+def search_model(**kwargs: Any) -> str:
+    """A v2 args_schema: the model's fields are the arguments."""
+    return repr(sorted(kwargs.items()))
+
+
+@tool(args_schema=SearchArgsV1, tags=["args_schema"])
+def search_model_v1(**kwargs: Any) -> str:
+    """A pydantic.v1 args_schema."""
+    return repr(sorted(kwargs.items()))
 
 
 @tool(name="renamed-tool", description="An explicit name and description.", tags="edge")

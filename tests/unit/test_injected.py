@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import pytest
 from hypothesis import given, settings
@@ -202,6 +202,64 @@ def test_injected_where_it_cannot_be_is_a_definition_error() -> None:
         Injected("")
 
 
+def test_a_marker_inside_a_union_or_a_container_is_a_definition_error() -> None:
+    # `Annotated[str, Injected] | None` marks one member of a union, not the parameter:
+    # it used to be exported and the model's value passed on. Written outermost it works.
+    def in_union(status: str, user_id: Annotated[str, Injected] | None = None) -> str:
+        return f"{status} for {user_id}"
+
+    def in_optional(status: str, user_id: Optional[Annotated[str, Injected]] = None) -> str:
+        return f"{status} for {user_id}"
+
+    def in_list(ids: list[Annotated[str, Injected]]) -> str:
+        return ",".join(ids)
+
+    for func in (in_union, in_optional, in_list):
+        with pytest.raises(ToolDefinitionError, match="outermost") as caught:
+            Tool(func)
+        assert caught.value.param in {"user_id", "ids"}
+
+    def outermost(status: str, user_id: Annotated[str | None, Injected] = None) -> str:
+        return f"{status} for {user_id}"
+
+    t = Tool(outermost)
+    assert list(t.parameters["properties"]) == ["status"]
+    assert t.call({"status": "open", "user_id": "victim"}, context={"user_id": "u"}).startswith(
+        "Error: Invalid arguments"
+    )
+    assert t.call({"status": "open"}, context={"user_id": "u"}) == "open for u"
+    assert t.call({"status": "open"}) == "open for None"
+
+
+def test_args_schema_fields_are_never_injected() -> None:
+    class Marked(BaseModel):
+        q: str
+        user_id: Annotated[str, Injected]
+
+    class Shared(BaseModel):
+        q: str
+        user_id: str
+
+    def takes_rest(**kwargs: Any) -> dict[str, Any]:
+        return kwargs
+
+    def takes_user(user_id: Annotated[str, Injected], **kwargs: Any) -> dict[str, Any]:
+        return {**kwargs, "user_id": user_id}
+
+    with pytest.raises(ToolDefinitionError, match="cannot be Injected"):
+        Tool(takes_rest, args_schema=Marked)
+    with pytest.raises(ToolDefinitionError, match="field for an injected parameter"):
+        Tool(takes_user, args_schema=Shared)
+
+    class Query(BaseModel):
+        q: str
+
+    t = Tool(takes_user, args_schema=Query)
+    assert list(t.parameters["properties"]) == ["q"]
+    assert t.call({"q": "a"}, context={"user_id": "u"}) == {"q": "a", "user_id": "u"}
+    assert t.call({"q": "a", "user_id": "evil"}, context={"user_id": "u"}).startswith("Error")
+
+
 def test_agently_kwargs_cannot_describe_an_injected_parameter() -> None:
     def f(a: int, user: Annotated[str, Injected]) -> str:
         return f"{user}{a}"
@@ -210,6 +268,11 @@ def test_agently_kwargs_cannot_describe_an_injected_parameter() -> None:
     with pytest.raises(ToolDefinitionError) as caught:
         registry.register(name="f", desc="d", kwargs={"a": (int, ""), "user": (str, "")}, func=f)
     assert caught.value.param == "user"
+    with pytest.raises(ToolDefinitionError, match="no place there") as caught:
+        registry.register(
+            name="f", desc="d", kwargs={"a": (int, ""), "u": (Annotated[str, Injected], "")}, func=f
+        )
+    assert caught.value.param == "u"
     registry.register(name="f", desc="d", kwargs={"a": (int, "")}, func=f)
     assert registry.call_tool("f", {"a": 1}, context={"user": "u"}) == "u1"
 

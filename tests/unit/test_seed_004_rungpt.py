@@ -592,6 +592,25 @@ def test_tool_result_is_frozen() -> None:
         result.data = 2  # type: ignore[misc]
 
 
+def test_tool_result_cannot_be_subclassed() -> None:
+    # A subclass passed every face's exact-class check as a plain value: a failure
+    # returned by a tool read as a success (`is_error: False` in run_tool_calls).
+    with pytest.raises(TypeError, match="cannot be subclassed"):
+
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class Mine(ToolResult):
+            pass
+
+    with pytest.raises(TypeError, match="cannot be subclassed"):
+        type("Mine", (ToolResult,), {})
+    assert [f.name for f in dataclasses.fields(ToolResult)] == [
+        "success",
+        "data",
+        "error",
+        "exception",
+    ]
+
+
 def test_to_dict_has_exactly_three_keys() -> None:
     assert ToolResult.ok([1, 2, 3]).to_dict() == {"success": True, "data": [1, 2, 3], "error": None}
     assert ToolResult.fail("x").to_dict() == {"success": False, "data": None, "error": "x"}

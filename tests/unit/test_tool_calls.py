@@ -348,6 +348,8 @@ NO_CALLS = {
         "candidates": [{"finishReason": "MAX_TOKENS", "index": 0}]
     },
     "gemini no candidates": {"candidates": []},
+    "gemini content cut before any part": {"role": "model"},  # a MAX_TOKENS candidate's
+    "gemini parts without a call": [{"text": "hi", "thoughtSignature": "c2ln"}],
     "empty list": [],
     "empty tuple": (),
 }
@@ -439,6 +441,8 @@ NOT_REPLIES = {
         ]},
     ],
     "unknown dict": {"foo": 1},
+    "list of unknown dicts": [{"foo": 1}],
+    "list of calls of no provider's shape": [{"name": "f", "arguments": "{}"}],
     "a tool": None,  # replaced below by a Tool object
     "OpenAI call without an id": {"type": "function", "function": {"name": "f", "arguments": ""}},
     "Anthropic call with a numeric id": {"type": "tool_use", "id": 7, "name": "f", "input": {}},
@@ -471,6 +475,28 @@ def test_forcing_a_format_refuses_another_providers_reply(tools: ToolRegistry, f
                               "openai-responses": responses_response}[other](MIXED))  # fmt: skip
     with pytest.raises(TypeError, match=r"expected an? "):
         tools.run_tool_calls(reply, format=fmt)
+
+
+CALL_ITEMS = {
+    "openai": {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+    "openai-responses": {"type": "function_call", "call_id": "c", "name": "f", "arguments": ""},
+    "anthropic": {"type": "tool_use", "id": "c", "name": "f", "input": {}},
+    "gemini": {"functionCall": {"name": "f", "args": {}}},
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("forced", FORMATS)
+def test_forcing_a_format_refuses_another_providers_calls(
+    tools: ToolRegistry, fmt: str, forced: str
+) -> None:
+    # Read as "other blocks" of the forced format, they were skipped: no call answered.
+    items = [CALL_ITEMS[fmt]]
+    if fmt == forced:
+        assert len(tools.run_tool_calls(items, format=forced)) == 1
+    else:
+        with pytest.raises(TypeError, match=r"expected an? "):
+            tools.run_tool_calls(items, format=forced)
 
 
 def test_an_unknown_format_is_a_value_error(tools: ToolRegistry) -> None:
