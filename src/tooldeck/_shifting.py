@@ -54,6 +54,11 @@ _loop_lock = threading.Lock()
 # caller gets the timeout anyway instead of waiting for the loop.
 LOOP_GRACE = 1.0
 WORKERS = 64  # worker threads for sync tools called through the background loop
+_workers = threading.local()  # ``.mine`` is set in those threads
+
+
+def _mark_worker() -> None:
+    _workers.mine = True
 
 
 def _forget_loop_after_fork() -> None:
@@ -91,7 +96,9 @@ def background_loop() -> asyncio.AbstractEventLoop:
             # min(32, CPUs + 4) threads (6 on 2 cores), so ten blocking calls of one
             # reply would queue. Threads are made as needed, up to this many.
             new_loop.set_default_executor(
-                concurrent.futures.ThreadPoolExecutor(WORKERS, thread_name_prefix="tooldeck-worker")
+                concurrent.futures.ThreadPoolExecutor(
+                    WORKERS, thread_name_prefix="tooldeck-worker", initializer=_mark_worker
+                )
             )
 
             def run() -> None:
@@ -115,7 +122,11 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
     if timeout is not None:
         coro = with_timeout(coro, timeout)
     loop_thread = _loop_thread
-    if threading.current_thread() is loop_thread or waiting(loop_thread):
+    if (
+        threading.current_thread() is loop_thread
+        or waiting(loop_thread)
+        or getattr(_workers, "mine", False)
+    ):
         return _run_apart(coro, timeout)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
@@ -132,7 +143,10 @@ def _run_apart(coro: Coroutine[Any, Any, R], timeout: float | None) -> R:
 
     For when the background loop cannot take it: this thread *is* that loop (a
     coroutine on it made a sync call), or the loop is held by such a call, which may
-    be waiting for this very one. Blocking on the loop would deadlock either way.
+    be waiting for this very one. Blocking on the loop would deadlock either way. Or
+    this thread is one of the loop's workers (a sync tool the loop runs made the
+    call): with every worker so waiting, a sync tool the coroutine calls in turn would
+    find no worker left, and each would wait for the others forever.
     """
     wait = None if timeout is None else timeout + LOOP_GRACE  # a coroutine that never yields
     outcome: tuple[R | None, BaseException | None] = call_in_thread(

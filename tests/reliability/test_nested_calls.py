@@ -86,6 +86,40 @@ def test_a_chain_through_a_timed_sync_tool() -> None:
     assert out.splitlines() == ["top>middle>leaf", "leaf"]
 
 
+def test_more_nested_calls_than_the_loop_has_workers() -> None:
+    """sync → (sync face) async → (async face) sync, once per call of a reply with more
+    calls than the background loop's workers: each outer call holds a worker while it
+    waits, so the inner sync tools must not need one (it stalled at 64 calls)."""
+    out = run_scenario(
+        """
+        from tooldeck._shifting import WORKERS
+
+        @registry.tool
+        def leaf() -> str:
+            return "leaf"
+
+        @registry.tool
+        async def middle() -> str:
+            return await registry.async_call_tool("leaf")
+
+        @registry.tool
+        def outer(i: int) -> str:
+            return registry.call_tool("middle")
+
+        n = WORKERS * 2
+        reply = [
+            {"id": f"c{i}", "type": "function",
+             "function": {"name": "outer", "arguments": f'{{"i": {i}}}'}}
+            for i in range(n)
+        ]
+        answers = registry.run_tool_calls(reply)
+        print(len(answers) == n, {a["content"] for a in answers})
+        print(registry.call_tool("middle"))  # the workers are free afterwards
+        """
+    )
+    assert out.splitlines() == ["True {'leaf'}", "leaf"]
+
+
 def test_other_callers_are_not_stalled_while_the_loop_is_held() -> None:
     """While an async tool holds the loop in a nested sync call, another thread's sync
     call of an async tool still completes — the nested call waits for it to."""
