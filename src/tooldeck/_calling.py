@@ -95,7 +95,7 @@ class CallFaces(Pipeline):
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     def _call_other(self, arguments: Arguments, kwargs: dict[str, Any], context: Context) -> Any:
@@ -115,7 +115,7 @@ class CallFaces(Pipeline):
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def acall(
@@ -156,7 +156,7 @@ class CallFaces(Pipeline):
         except Exception as exc:
             return "Error: " + self._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def _acall_other(
@@ -176,7 +176,7 @@ class CallFaces(Pipeline):
         except Exception as exc:
             return "Error: " + self._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     # -- calling: the ToolResult face ---------------------------------------------------

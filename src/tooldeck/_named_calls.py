@@ -88,7 +88,7 @@ class NamedCalls:
         except SYNC_FAILURES as exc:
             return "Error: " + found._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def async_call_tool(  # noqa: C901
@@ -135,7 +135,7 @@ class NamedCalls:
         except Exception as exc:
             return "Error: " + found._failure(exc)
         if value.__class__ is ToolResult:
-            return value.data if value.success else f"Error: {value.error}"
+            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def execute(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +24,8 @@ import regex
 __all__ = ["BUDGET", "PatternTimeout", "budget", "compiled", "search"]
 
 BUDGET = 0.25  # seconds of pattern matching one validation (or one search) may take
+# The most a pattern may unroll when compiled (see `unrolled`): ~30 MB at worst.
+MAX_UNROLLED = 100_000
 
 
 class PatternTimeout(Exception):
@@ -57,8 +60,70 @@ def budget(seconds: float = BUDGET) -> Iterator[None]:
 
 @functools.lru_cache(maxsize=512)
 def compiled(pattern: str) -> regex.Pattern[str]:
-    """``pattern`` compiled once (raises ``regex.error`` for one that does not compile)."""
+    """``pattern`` compiled once.
+
+    Raises:
+        regex.error: it does not compile.
+        ValueError: it would unroll into more than `MAX_UNROLLED` nodes.
+    """
+    size = unrolled(pattern)
+    if size > MAX_UNROLLED:
+        raise ValueError(
+            f"it repeats too much to compile safely (~{size:,} nodes; at most "
+            f"{MAX_UNROLLED:,}): write the repeat with a range starting low, e.g. {{0,n}}"
+        )
     return regex.compile(pattern)
+
+
+_COUNT = re.compile(r"\{(\d+)(?:,\d*)?\}")
+
+
+def unrolled(pattern: str) -> int:
+    """About how many nodes compiling ``pattern`` makes, bounded past `MAX_UNROLLED`.
+
+    The `regex` module unrolls a counted repeat's minimum: ``a{1000000}`` compiles to a
+    million nodes (~270 MB), ``(?:(?:a{1000}){1000}){1000}`` to a billion, while
+    ``a{0,1000000}`` stays small. Each atom (a character, a class, an escape, a group)
+    counts its size; a count multiplies the atom before it by its minimum.
+    """
+    frames = [[0, 0]]  # per open group: [size so far, size of its last atom]
+    i, n = 0, len(pattern)
+    while i < n and frames[0][0] <= MAX_UNROLLED:
+        c, step, atom = pattern[i], 1, 1
+        if c == "\\":
+            step = 2
+            if pattern.startswith("{", i + 2):  # \p{L}, \x{41}, \N{...}
+                step = max(pattern.find("}", i + 2) + 1 - i, 2)
+        elif c == "[":
+            step = _class_end(pattern, i) - i
+        elif c == "(":
+            frames.append([0, 0])
+            i += 1
+            continue
+        elif c == ")" and len(frames) > 1:
+            atom = max(frames.pop()[0], 1)
+        elif c == "{" and (count := _COUNT.match(pattern, i)):
+            frame, times = frames[-1], max(int(count[1]), 1)
+            frame[0] += frame[1] * (times - 1)
+            frame[1] *= times
+            i = count.end()
+            continue
+        frames[-1][0] += atom
+        frames[-1][1] = atom
+        i += step
+    return sum(frame[0] for frame in frames)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index just past the character class opening at ``start``."""
+    i = start + 1
+    if pattern.startswith("^", i):
+        i += 1
+    if pattern.startswith("]", i):  # a leading "]" is a character
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
 
 
 def search(pattern: str, text: str) -> bool:

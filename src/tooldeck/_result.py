@@ -84,7 +84,7 @@ class ToolResult:
 
     def __str__(self) -> str:
         if not self.success:
-            return f"Error: {self.error}"
+            return "Error: " + _safe_str(self.error)
         return to_text(self.data)
 
 
@@ -162,7 +162,7 @@ def to_text(value: Any) -> str:
     gets something readable.
     """
     if isinstance(value, str):
-        return value
+        return _safe_str(value)
     try:
         # An int's JSON is its repr (which raises, like the encoder, past 4300 digits).
         return int.__repr__(value) if type(value) is int else _to_json(value)
@@ -253,6 +253,9 @@ def echo(value: Any) -> str:
 
 
 def _safe_str(value: Any) -> str:
+    """``str(value)`` that never raises; a ``str`` (or a subclass) as its characters."""
+    if isinstance(value, str):  # none of a subclass's methods runs
+        return value if type(value) is str else str.__getitem__(value, slice(None))
     try:
         text = str(value)
     except Exception:  # a hostile __str__ must not break error reporting

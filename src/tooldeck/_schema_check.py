@@ -50,7 +50,15 @@ def schema_validator(schema: Mapping[str, Any]) -> Callable[[Any], list[str]]:
         raise SchemaError(f"not a valid JSON Schema ({clip(invalid.message, 200)})")
     registry: Any = referencing.Registry(retrieve=_never_retrieve)  # type: ignore[call-arg]
     resource = DRAFT202012.create_resource(schema)
-    _check(schema, registry.with_resource("", resource).resolver())
+    keywords: set[str] = set()
+    _check(schema, registry.with_resource("", resource).resolver(), keywords)
+    if {"unevaluatedProperties", "patternProperties"} <= keywords:
+        # jsonschema works out which keys unevaluatedProperties leaves with Python's `re`,
+        # out of reach of the time budget: a pattern there could freeze the process.
+        raise SchemaError(
+            "unevaluatedProperties together with patternProperties cannot be checked "
+            "within tooldeck's time budget for patterns; use additionalProperties"
+        )
     validator = _safe(cls)(schema, registry=registry)
 
     def problems(arguments: Any) -> list[str]:
@@ -76,20 +84,29 @@ def _never_retrieve(uri: str) -> NoReturn:
     raise LookupError(f"tooldeck never retrieves a $ref ({uri!r})")
 
 
-def _check(node: Any, resolver: Any) -> None:
-    """Every ``$ref`` resolves inside the schema; every ``pattern`` compiles."""
+def _check(node: Any, resolver: Any, keywords: set[str]) -> None:
+    """Every ``$ref`` resolves inside the schema; every ``pattern`` compiles; the
+    keywords met go into ``keywords``."""
     if isinstance(node, list):
         for item in node:
-            _check(item, resolver)
+            _check(item, resolver, keywords)
     elif isinstance(node, dict):
         resolver = _check_node(node, resolver)
+        keywords.update(k for k in node if isinstance(k, str))
         for key, value in node.items():
-            if key not in _DATA:
-                _check(value, resolver)
+            if key in _NAMED_SCHEMAS and isinstance(value, dict):
+                for subschema in value.values():  # names are no keywords: "enum" may be one
+                    _check(subschema, resolver, keywords)
+            elif key not in _DATA:
+                _check(value, resolver, keywords)
 
 
 # Keywords whose values are data (a "$ref" there is no reference).
 _DATA = frozenset({"const", "enum", "default", "examples", "example"})
+# Keywords whose values map names to schemas.
+_NAMED_SCHEMAS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
 
 
 def _check_node(node: Mapping[str, Any], resolver: Any) -> Any:

@@ -99,7 +99,8 @@ def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> An
                 data = to_json_value(data)
             response = {"output": data}
         else:
-            response = {"error": result.error}
+            error = result.error
+            response = {"error": error if type(error) is str else to_text(error)}
         if call_id is None:
             answer = {"name": name, "response": response}
         else:

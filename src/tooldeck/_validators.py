@@ -18,11 +18,12 @@ from typing import Any, cast, get_args
 import pydantic
 from pydantic import ConfigDict
 from pydantic_core import CoreSchema, SchemaValidator
+from pydantic_core import SchemaError as PydanticSchemaError
 from pydantic_core import core_schema as cs
 
 from ._jsonschema import JsonSchemaGenerator, clean_schema
 from ._null_defaults import null_default_plan
-from ._result import ToolResult
+from ._result import ToolResult, clip
 from ._spec import EMPTY, Param, ToolSpec, Validate
 from ._typing import (
     admits_container,
@@ -203,7 +204,14 @@ def signature_validators(
     params: tuple[Param, ...], tool_name: str
 ) -> tuple[Validate, Validate, dict[str, Any]]:
     core = _typed_dict_schema(params, tool_name)
-    validator = SchemaValidator(core)
+    try:
+        validator = SchemaValidator(core)
+    except PydanticSchemaError as exc:  # e.g. a Field pattern Rust's regex cannot take
+        problem = " ".join(line.strip() for line in str(exc).splitlines()[-3:])
+        raise ToolDefinitionError(
+            f"pydantic cannot build a validator for the parameters: {clip(problem, 300)}",
+            tool=tool_name,
+        ) from exc
     try:
         generated = JsonSchemaGenerator().generate(core, mode="validation")
     except Exception as exc:

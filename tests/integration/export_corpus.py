@@ -328,7 +328,7 @@ def nested_defaults(
 class SearchArgs(BaseModel):
     query: str
     limit: int = 10
-    filters: list[str] = ["all"]  # noqa: RUF012
+    filters: list[str] = ["all"]
     leaf: Leaf = Leaf()
 
 

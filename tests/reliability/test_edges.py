@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Tool, ToolDefinitionError, ToolRegistry, abandoned_threads
+from tooldeck import Tool, ToolDefinitionError, ToolRegistry, ToolResult, abandoned_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,10 +76,26 @@ def circular() -> list:
 @tool
 def hostile():
     return Hostile()
+
+class HostileText(str):
+    def __str__(self):
+        raise RuntimeError("no str")
+
+class NotText(str):
+    def __str__(self):
+        return 42
+
+@tool
+def hostile_text():
+    return HostileText("its characters")
+
+@tool
+def not_text():
+    return NotText("its characters")
 """
 
 
-@pytest.mark.parametrize("name", ["huge", "circular", "hostile"])
+@pytest.mark.parametrize("name", ["huge", "circular", "hostile", "hostile_text", "not_text"])
 def test_the_cli_prints_any_value_without_a_traceback(tmp_path: Path, name: str) -> None:
     tools = tmp_path / "edge_tools.py"
     tools.write_text(CLI_TOOLS, encoding="utf-8")
@@ -93,6 +109,40 @@ def test_the_cli_prints_any_value_without_a_traceback(tmp_path: Path, name: str)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout.strip()  # something readable: the same text str(ToolResult) gives
+    if name in ("hostile_text", "not_text"):
+        assert done.stdout.strip() == "its characters"  # a str subclass: its characters
+
+
+def test_a_failed_result_whose_error_is_hostile_text_never_raises() -> None:
+    """A tool may build ``ToolResult(False, None, error)`` itself, bypassing ``fail``'s
+    ``str()``: an error whose ``__str__`` raises made the faces raise."""
+
+    class HostileText(str):
+        def __str__(self) -> str:
+            raise RuntimeError("no str")
+
+    class Hostile:
+        def __str__(self) -> str:
+            raise RuntimeError("no str")
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def text_error() -> ToolResult:
+        return ToolResult(False, None, HostileText("bad"))
+
+    @registry.tool
+    def object_error() -> ToolResult:
+        return ToolResult(False, None, Hostile())  # type: ignore[arg-type]
+
+    assert set(all_faces(registry, "text_error")) == {"Error: bad"}
+    assert set(all_faces(registry, "object_error")) == {"Error: <Hostile object>"}
+    calls = [{"functionCall": {"name": n, "args": {}}} for n in ("text_error", "object_error")]
+    parts = registry.run_tool_calls(calls)[0]["parts"]
+    assert [p["function_response"]["response"] for p in parts] == [
+        {"error": "bad"},
+        {"error": "<Hostile object>"},
+    ]
 
 
 # -- item 7: a tool shared by registries ---------------------------------------------------

@@ -228,3 +228,58 @@ def test_patterns_json_schema_writes_that_re_does_not_know_work() -> None:
     registry.register(SchemaTool(schema))
     assert registry.execute_sync("t", {"w": "台北Taipei"}).success
     assert not registry.execute_sync("t", {"w": "no spaces"}).success
+
+
+def test_unevaluated_properties_beside_pattern_properties_is_a_definition_error() -> None:
+    # jsonschema matches patternProperties with Python's `re` to work out what
+    # unevaluatedProperties leaves: out of the time budget, a pattern froze the process.
+    for where in ("root", "nested"):
+        inner = {"patternProperties": {CATASTROPHIC: {}}, "unevaluatedProperties": False}
+        schema = (
+            {"type": "object", **inner}
+            if where == "root"
+            else {"type": "object", "properties": {"o": {"allOf": [inner]}}}
+        )
+        with pytest.raises(ToolDefinitionError, match="unevaluatedProperties together with"):
+            ToolRegistry().register(SchemaTool(schema))
+    each_alone = {"type": "object", "unevaluatedProperties": False, "properties": {"a": {}}}
+    registry = ToolRegistry()
+    registry.register(SchemaTool(each_alone))
+    assert registry.execute_sync("t", {"a": 1}).success
+    assert not registry.execute_sync("t", {"b": 1}).success
+
+
+@pytest.mark.parametrize(
+    "pattern", ["a{1000000000}", "(?:(?:a{1000}){1000}){1000}", "(?:[a-z]{1000}){1000}"]
+)
+def test_a_pattern_that_would_unroll_past_memory_is_a_definition_error(pattern: str) -> None:
+    # `regex` unrolls a counted repeat's minimum: the first asked for ~20 GB.
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": pattern}}}
+    with pytest.raises(ToolDefinitionError, match="repeats too much to compile safely"):
+        ToolRegistry().register(SchemaTool(schema))
+
+
+def test_long_repeats_with_a_low_minimum_still_work() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string", "pattern": "^.{0,65535}$"},
+            "w": {"type": "string", "pattern": "^[a-z]{1,1000000}$"},
+            "ip": {"type": "string", "pattern": r"^(\d{1,3}\.){3}\d{1,3}$"},
+        },
+    }
+    registry = ToolRegistry()
+    registry.register(SchemaTool(schema))
+    assert registry.execute_sync("t", {"q": "x" * 1000, "w": "abc", "ip": "10.0.0.1"}).success
+    assert not registry.execute_sync("t", {"w": "ABC"}).success
+
+
+@pytest.mark.parametrize("name", ["enum", "const", "default", "examples"])
+def test_a_property_named_like_a_data_keyword_is_checked_too(name: str) -> None:
+    # Property names are no keywords: a property called "enum" is a schema like any other.
+    bad_ref = {"type": "object", "properties": {name: {"$ref": "file:///etc/passwd"}}}
+    with pytest.raises(ToolDefinitionError, match="does not resolve inside the schema"):
+        ToolRegistry().register(SchemaTool(bad_ref))
+    bad_pattern = {"type": "object", "properties": {name: {"pattern": "(unclosed"}}}
+    with pytest.raises(ToolDefinitionError, match="does not compile"):
+        ToolRegistry().register(SchemaTool(bad_pattern))

@@ -286,3 +286,13 @@ def test_a_none_default_does_not_change_the_hint_on_any_python() -> None:
     assert kwargs["a"][0] is int
     assert kwargs["b"] == (int, "the b;Default: None")
     assert repr(kwargs["c"][0]) == "list[str] | None"
+
+
+def test_a_field_pattern_pydantic_cannot_compile_is_a_definition_error() -> None:
+    # pydantic-core's Rust regex has no look-around: its SchemaError escaped raw.
+    def f(x: Annotated[str, Field(pattern=r"^(?=a)(a+)+$")]) -> str:
+        return x
+
+    with pytest.raises(ToolDefinitionError, match="look-around") as caught:
+        Tool(f)
+    assert caught.value.tool == "f"

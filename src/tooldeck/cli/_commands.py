@@ -98,7 +98,7 @@ def run_call(registry: ToolRegistry, options: argparse.Namespace) -> int:
     run_async = options.use_async
     result = asyncio.run(found.run(arguments)) if run_async else found.run_sync(arguments)
     if not result.success:
-        print(f"Error: {result.error}", file=sys.stderr)
+        print(str(result), file=sys.stderr)  # "Error: ...", whatever the error holds
         return 1
     print(_to_text(result.data))
     return 0
@@ -159,7 +159,7 @@ def _to_text(value: Any) -> str:
     """The value as indented JSON, or — when it has none (circular, an int too long to
     print, a ``__str__`` that raises) — as a model would read it, which never fails."""
     if isinstance(value, str):
-        return value
+        return str(ToolResult.ok(value))  # its characters: a subclass's __str__ never runs
     try:
         return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False, indent=2)
     except Exception:

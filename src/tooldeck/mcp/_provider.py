@@ -31,7 +31,7 @@ from fastmcp.tools.base import ToolResult as FastMCPResult
 from mcp_types import TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
-from tooldeck._result import clip, failure_text, outside_text, problem_lines
+from tooldeck._result import clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
@@ -135,7 +135,7 @@ class ServedTool(FastMCPTool):
             return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
         outcome = await tool.run(arguments, context=context)
         if not outcome.success:
-            return _error(outcome.error or "")
+            return _error(to_text(outcome.error or ""))  # a str, whatever the result holds
         try:
             result = self.convert_result(outcome.data)
         except Exception as exc:
