@@ -138,7 +138,12 @@ def unannotated(x, y=1):  # type: ignore[no-untyped-def]
     return x
 
 
-DIFFERENT = [documented, unannotated]
+def quoted(a: "int", p: "Point") -> "Point":
+    """String annotations: Agently shows the strings, tooldeck the types."""
+    return p
+
+
+DIFFERENT = [documented, unannotated, quoted]
 
 DECORATED = [
     add,

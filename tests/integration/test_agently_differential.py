@@ -118,3 +118,12 @@ def test_an_unannotated_parameter_is_any(agently: dict[str, Any], tooldeck: dict
     assert theirs["kwargs"]["x"]["tuple"][0] == {"repr": "<class 'inspect._empty'>"}
     assert ours["kwargs"]["x"]["tuple"][0] == {"repr": "typing.Any"}
     assert ours["kwargs"]["y"]["tuple"][1] == theirs["kwargs"]["y"]["tuple"][1] == "Default: 1"
+
+
+def test_string_annotations_are_resolved(agently: dict[str, Any], tooldeck: dict[str, Any]) -> None:
+    theirs, ours = agently["different"]["quoted"], tooldeck["different"]["quoted"]
+    assert theirs["kwargs"]["a"]["tuple"][0] == "int"
+    assert ours["kwargs"]["a"]["tuple"][0] == {"repr": "<class 'int'>"}
+    assert theirs["kwargs"]["p"]["tuple"][0] == "Point"
+    assert ours["kwargs"]["p"]["tuple"][0] == {"repr": "<class 'agently_corpus.Point'>"}
+    assert ours["returns"] == theirs["returns"]  # Agently resolves the return type too
