@@ -162,7 +162,7 @@ def to_text(value: Any) -> str:
     gets something readable.
     """
     if isinstance(value, str):
-        return _safe_str(value)
+        return value if type(value) is str else _safe_str(value)  # a subclass: its characters
     try:
         # An int's JSON is its repr (which raises, like the encoder, past 4300 digits).
         return int.__repr__(value) if type(value) is int else _to_json(value)
