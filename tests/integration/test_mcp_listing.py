@@ -223,16 +223,22 @@ def test_remote_logs_and_progress_go_to_the_tooldeck_mcp_logger(
     assert any("progress 1/2 (half)" in r.getMessage() for r in caplog.records)
 
 
-def test_remote_logs_never_reach_the_importing_programs_output(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["a transport", "a fastmcp Client"])
+def test_remote_logs_never_reach_the_importing_programs_output(tmp_path: Path, given: str) -> None:
+    # A Client given as the transport kept fastmcp's default handler, which prints.
     path = tmp_path / "chatty.json"
     path.write_text(json.dumps([{"name": "chatty", "inputSchema": OBJECT}]))
+    transport = f"StdioTransport(sys.executable, [{str(RAW)!r}, {str(path)!r}])"
+    if given == "a fastmcp Client":
+        transport = f"Client({transport})"
     code = textwrap.dedent(
         f"""
         import sys
+        from fastmcp import Client
         from fastmcp.client.transports import StdioTransport
         from tooldeck import ToolRegistry
         with ToolRegistry() as registry:
-            registry.use_mcp(StdioTransport(sys.executable, [{str(RAW)!r}, {str(path)!r}]))
+            registry.use_mcp({transport})
             print(registry.call_tool("chatty")["name"])
         """
     )

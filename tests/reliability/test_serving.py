@@ -353,6 +353,22 @@ def test_listed_hosts_are_allowed_and_their_pages_too(served_with: Any) -> None:
         assert response.status_code == status, (host, origin, response.text)
 
 
+def test_any_host_still_checks_the_origin(served_with: Any) -> None:
+    # "*" turns the Host check off for a balancer that checks Host itself; it used to
+    # let a page from any site call in too.
+    url = served_with(allowed_hosts=["*"])
+    for host, origin, status in [
+        ("tools.example.com", None, 200),
+        ("anything.example", None, 200),
+        ("tools.example.com", "https://evil.example", 403),
+        ("127.0.0.1", "http://attacker.test:8080", 403),
+        ("127.0.0.1", "http://localhost:3000", 200),  # a local page: loopback to loopback
+    ]:
+        headers = {**HEADERS, "Host": host, **({"Origin": origin} if origin else {})}
+        response = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert response.status_code == status, (host, origin, response.text)
+
+
 # -- several clients, each known by its token --------------------------------------------------
 
 

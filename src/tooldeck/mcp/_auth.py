@@ -162,8 +162,14 @@ def guard_options(allowed_hosts: Iterable[str] | None) -> dict[str, Any]:
         if not isinstance(host, str) or not host.strip():
             raise ValueError(f"allowed hosts must be non-empty host names, got {host!r}")
         hosts.append(host.strip())
-    # A page served from a listed name is the same site: its Origin is allowed too.
-    origins = [f"{scheme}://{_name(host)}:*" for host in hosts for scheme in ("http", "https")]
+    # A page served from a listed name is the same site: its Origin is allowed too. Not
+    # from "*" (any host, for a balancer that checks Host itself): any site is no site.
+    origins = [
+        f"{scheme}://{_name(host)}:*"
+        for host in hosts
+        if not set(_name(host)) <= set("*?")
+        for scheme in ("http", "https")
+    ]
     return {
         "host_origin_protection": True,
         "allowed_hosts": hosts,

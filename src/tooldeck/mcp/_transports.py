@@ -34,6 +34,7 @@ from fastmcp.client.transports import (
     StdioTransport,
     StreamableHttpTransport,
 )
+from fastmcp.client.logging import create_log_callback, default_log_handler
 from fastmcp.client.transports.base import TransportOptions
 from fastmcp.client.transports.inference import infer_transport
 from mcp import ClientSession
@@ -123,6 +124,11 @@ def new_client(transport: Any, server: str, refusals: Refusals) -> Client[Any]:
     if isinstance(transport, Client):
         client: Client[Any] = transport.new()
         client.transport = _recording(client.transport, refusals)
+        if _logs_by_default(client):  # fastmcp's handler prints: ours logs on tooldeck.mcp
+            client._session_kwargs = {
+                **client._session_kwargs,
+                "logging_callback": create_log_callback(_log_handler(server)),
+            }
     else:
         inferred = _recording(infer_transport(transport), refusals)
         client = Client(
@@ -134,6 +140,14 @@ def new_client(transport: Any, server: str, refusals: Refusals) -> Client[Any]:
     options = client._transport_options or TransportOptions()
     client._transport_options = dataclasses.replace(options, session_class=GatewaySession)
     return client
+
+
+def _logs_by_default(client: Client[Any]) -> bool:
+    """Whether ``client`` hands server logs to fastmcp's default handler (no handler of
+    its owner's): its logging callback closes over `default_log_handler`."""
+    callback = client._session_kwargs.get("logging_callback")
+    cells = getattr(callback, "__closure__", None) or ()
+    return any(cell.cell_contents is default_log_handler for cell in cells)
 
 
 def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTransport:
