@@ -168,3 +168,46 @@ async def test_the_app_mounted_in_a_starlette_site(site: str) -> None:
         ]:
             response = await http.post(url, json=INITIALIZE, headers={**HEADERS, **headers})
             assert response.status_code == status, (headers, response.text)
+
+
+def test_a_token_refused_after_the_import_is_named_on_the_call() -> None:
+    """The token worked for the import, then the server refuses it (expired, rotated):
+    the failed call says HTTP 401, not an opaque "Server returned an error response"."""
+    served = ToolRegistry()
+
+    @served.tool
+    def greet(name: str) -> str:
+        """Greet someone."""
+        return f"hello {name}"
+
+    app = served.http_app(token="t-1")
+    revoked = threading.Event()
+
+    async def gate(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and revoked.is_set():
+            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
+            await send({"type": "http.response.start", "status": 401, "headers": headers})
+            await send({"type": "http.response.body", "body": b'{"error": "invalid_token"}'})
+            return
+        await app(scope, receive, send)
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        with ToolRegistry() as registry:
+            url = f"http://127.0.0.1:{port}/mcp"
+            registry.use_mcp(StreamableHttpTransport(url, auth="t-1"), timeout=30)
+            assert registry.call_tool("greet", {"name": "Ada"}) == "hello Ada"
+            revoked.set()
+            failed = registry.execute_sync("greet", {"name": "Ada"})
+            assert not failed.success
+            assert "HTTP 401 Unauthorized: the credentials sent were refused" in failed.error
+    finally:
+        server.should_exit = True
+        thread.join(15)

@@ -88,6 +88,10 @@ def origin_server() -> FastMCP[Any]:
         )
 
     @server.tool
+    def bare(x: int) -> int:  # no docstring: no description, and none made up downstream
+        return x
+
+    @server.tool
     def error_items() -> FastMCPResult:
         """An error result with two items."""
         return FastMCPResult(

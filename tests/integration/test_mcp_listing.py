@@ -12,6 +12,7 @@ import logging
 import subprocess
 import sys
 import textwrap
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,6 +192,23 @@ def test_an_unusable_tool_is_skipped_with_a_warning(
     assert registry.call_tool("good")["name"] == "good"
     registry.close()
     assert registry.call_tool("optional", {"k": 1}) == {"name": "optional", "arguments": {"k": 1}}
+
+
+def test_schemas_in_json_schemas_own_regex_dialect_are_imported(
+    listing: Any, registry: ToolRegistry
+) -> None:
+    # The metaschema's "regex" format check compiled patterns with Python's `re`, which
+    # refuses ECMA-262's \p{L}: a valid tool was skipped as "not valid JSON Schema".
+    letters = {"type": "string", "pattern": r"^\p{L}+$"}
+    tool = {
+        "name": "letters",
+        "inputSchema": {"type": "object", "properties": {"w": letters}},
+        "outputSchema": {"type": "object", "properties": {"w": letters}},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no tool skipped
+        registry.use_mcp(listing([tool]))
+    assert registry.list_tools() == ["letters"]
 
 
 # -- the server's notifications ------------------------------------------------------------

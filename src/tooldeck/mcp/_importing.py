@@ -223,15 +223,9 @@ class _Import:
     def _connection_error(self, failure: RemoteFailure) -> MCPConnectionError:
         server, refusals = self.session.server, self.session.refusals
         if refusals.status is not None:
-            what = "Unauthorized" if refusals.status == 401 else "Forbidden"
-            sent = (
-                "the credentials sent were refused"
-                if refusals.sent_credentials
-                else ("it wants credentials (a bearer token) and none were sent")
-            )
             said = str(failure.__cause__ or "").strip()
             detail = f" (it says: {said})" if said and "error response" not in said else ""
-            reason = f"it answered HTTP {refusals.status} {what}: {sent}{detail}"
+            reason = refusals.describe() + detail
             return MCPAuthError(server, reason, url=refusals.url, status=refusals.status)
         if failure.timed_out and self.timeout is not None:
             return MCPTimeoutError(server, failure.reason, timeout=self.timeout)
@@ -329,11 +323,12 @@ def _schema_problem(schema: dict[str, Any] | None) -> str | None:
     import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = "/".join(str(part) for part in exc.absolute_path) or "the root"
-        return f"at {where}: {exc.message}"
+    # Against the metaschema without its format checks: they would compile each pattern
+    # with Python's `re`, which refuses valid ECMA-262 (JSON Schema's dialect) like \p{L}.
+    found = jsonschema.exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(schema))
+    if found is not None:
+        where = "/".join(str(part) for part in found.absolute_path) or "the root"
+        return f"at {where}: {found.message}"
     return None
 
 

@@ -180,14 +180,16 @@ def served_tool(
     """``tool`` as fastmcp serves it (see the module docstring)."""
     output = exported.get("outputSchema")
     annotations = exported.get("annotations")
+    description = exported["description"]
     title = icons = None
-    if isinstance(tool, ProxyTool):
+    if isinstance(tool, ProxyTool):  # as the server listed it, nothing made up
         remote = tool.remote
         output, title, icons = remote.output_schema, remote.title, remote.icons
+        description = remote.description
     served = ServedTool(
         name=exported["name"],
         title=title,
-        description=exported["description"],
+        description=description,
         parameters=exported["inputSchema"],
         output_schema=output,
         annotations=ToolAnnotations.model_validate(annotations) if annotations else None,

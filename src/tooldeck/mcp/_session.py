@@ -152,10 +152,17 @@ class Session:
 
     async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         client = await self._connected()
+        refusals = self.refusals
+        before = refusals.count
         try:
             return await client.call_tool_mcp(name, arguments)
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)
+            if refusals.count > before:  # a token expired or rotated since the import
+                raise RemoteFailure(
+                    f"failed to answer a call of {name!r}: {refusals.describe()}",
+                    server=self.server,
+                ) from exc
             raise self._failure(f"answer a call of {name!r}", exc) from exc
 
     async def _bounded(self, work: Awaitable[T], what: str) -> T:

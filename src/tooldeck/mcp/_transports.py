@@ -27,6 +27,7 @@ from typing import Any
 import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
+from fastmcp.client.logging import create_log_callback, default_log_handler
 from fastmcp.client.transports import (
     ClientTransport,
     FastMCPTransport,
@@ -34,7 +35,6 @@ from fastmcp.client.transports import (
     StdioTransport,
     StreamableHttpTransport,
 )
-from fastmcp.client.logging import create_log_callback, default_log_handler
 from fastmcp.client.transports.base import TransportOptions
 from fastmcp.client.transports.inference import infer_transport
 from mcp import ClientSession
@@ -89,10 +89,22 @@ class Refusals:
         self.url = ""
         self.detail = ""
         self.sent_credentials = False
+        self.count = 0  # refusals so far: a request can tell whether one came meanwhile
+
+    def describe(self) -> str:
+        """``it answered HTTP 401 Unauthorized: <whose fault>`` (once one was recorded)."""
+        what = "Unauthorized" if self.status == 401 else "Forbidden"
+        sent = (
+            "the credentials sent were refused"
+            if self.sent_credentials
+            else "it wants credentials (a bearer token) and none were sent"
+        )
+        return f"it answered HTTP {self.status} {what}: {sent}"
 
     async def record(self, response: httpx2.Response) -> None:
         if response.status_code not in (401, 403):
             return
+        self.count += 1
         self.status = response.status_code
         self.url = str(response.url)
         self.sent_credentials = "authorization" in response.request.headers
