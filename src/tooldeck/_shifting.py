@@ -36,6 +36,7 @@ __all__ = [
     "background_loop",
     "is_async_callable",
     "run_coroutine",
+    "run_in_daemon_thread",
     "syncify",
     "with_timeout",
 ]
@@ -90,7 +91,6 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return loop
     with _loop_lock:
         if _loop is None:
-            ready = threading.Event()
             new_loop = asyncio.new_event_loop()
             # Sync tools called from here run in its default executor: asyncio's holds
             # min(32, CPUs + 4) threads (6 on 2 cores), so ten blocking calls of one
@@ -101,16 +101,24 @@ def background_loop() -> asyncio.AbstractEventLoop:
                 )
             )
 
-            def run() -> None:
-                asyncio.set_event_loop(new_loop)
-                ready.set()
-                new_loop.run_forever()
-
-            _loop_thread = threading.Thread(target=run, name="tooldeck-loop", daemon=True)
-            _loop_thread.start()
-            ready.wait()
+            _loop_thread = run_in_daemon_thread(new_loop, "tooldeck-loop")
             _loop = new_loop
         return _loop
+
+
+def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, name: str) -> threading.Thread:
+    """Run ``loop`` forever in a daemon thread of its own; return once it runs."""
+    ready = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    ready.wait()
+    return thread
 
 
 def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) -> R:

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from tooldeck._shifting import run_in_daemon_thread
+
 __all__ = ["call", "call_sync", "drain", "loop", "on_loop_thread", "spawn", "started", "track"]
 
 T = TypeVar("T")
@@ -51,17 +53,8 @@ def loop() -> asyncio.AbstractEventLoop:
         return current
     with _lock:
         if _loop is None:
-            ready = threading.Event()
             new_loop = asyncio.new_event_loop()
-
-            def run() -> None:
-                asyncio.set_event_loop(new_loop)
-                ready.set()
-                new_loop.run_forever()
-
-            _thread = threading.Thread(target=run, name="tooldeck-mcp", daemon=True)
-            _thread.start()
-            ready.wait()
+            _thread = run_in_daemon_thread(new_loop, "tooldeck-mcp")
             _loop = new_loop
         return _loop
 
