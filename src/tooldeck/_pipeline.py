@@ -11,7 +11,6 @@ runners for a tool with a timeout, a ``-> ToolResult`` check or an awaitable to 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from pydantic_core import ValidationError
 
 from ._injected import Injection, MissingContext, context_values
+from ._lazy import lazy
 from ._result import CallFailure, clip, failure_text, format_validation_error, outside_text
 from ._running import (
     Arguments,
@@ -66,7 +66,7 @@ class Pipeline:
     # Built on first use: most tools are never called off the plain paths, and a registry
     # of thousands should not pay for runners it does not use.
 
-    @functools.cached_property
+    @lazy
     def _runner_pair(self) -> tuple[SyncRunner, AsyncRunner]:
         """How this tool runs from sync and from async code, when not on a plain path."""
         spec = self._spec
@@ -82,11 +82,11 @@ class Pipeline:
             lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
         )
 
-    @functools.cached_property
+    @lazy
     def _run_sync(self) -> SyncRunner:
         return self._runner_pair[0]
 
-    @functools.cached_property
+    @lazy
     def _run_async(self) -> AsyncRunner:
         return self._runner_pair[1]
 

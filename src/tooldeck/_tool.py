@@ -8,6 +8,7 @@ called — its faces and the pipeline behind them — is `tooldeck._calling`.
 from __future__ import annotations
 
 import abc
+import contextlib
 import copy
 import functools
 import inspect
@@ -22,6 +23,7 @@ from ._agently import agently_info
 from ._calling import CallFaces, Context
 from ._frozen import FrozenDict, freeze
 from ._jsonschema import copy_json
+from ._lazy import lazy, set_attributes
 from ._result import (
     ToolResult,
 )
@@ -136,11 +138,11 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         self._injected = spec.injected
         self._pick_paths()
         if inspect.isfunction(func) or inspect.ismethod(func):
-            functools.update_wrapper(self, func)
+            _wrap(self, func)
         if spec.is_async:
             _mark_coroutine_function(self)
 
-    @functools.cached_property
+    @lazy
     def _exports(self) -> dict[tuple[str, bool], FrozenDict]:
         # Made on first use: most registered tools are never exported one by one.
         return {}
@@ -177,10 +179,12 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         return copied
 
     def __getstate__(self) -> dict[str, Any]:
+        # (Reading __dict__ costs this tool its fast attribute loads on 3.11: `_lazy`.
+        # A copy — a new tool, set attribute by attribute — keeps them.)
         return {k: v for k, v in self.__dict__.items() if k not in _DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        set_attributes(self, state)
         self._validate_dict = self._spec.validate_python
         self._injected = self._spec.injected
         self._pick_paths()
@@ -277,7 +281,8 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
 
     def _set_tags(self, tags: tuple[str, ...]) -> None:
         self._tags = tags
-        self.__dict__.pop("_exports", None)
+        with contextlib.suppress(AttributeError):
+            del self._exports  # made again on the next export
 
     def _set_enabled(self, enabled: bool) -> None:
         self._enabled = enabled
@@ -292,9 +297,10 @@ _DERIVED = frozenset(
         "_plain",
         "_direct",
         "_adirect",
-        "_idirect",
-        "_aidirect",
-        "_inject",
+        "_ione",
+        "_aione",
+        "_imany",
+        "_aimany",
         "_exports",
         "_runner_pair",
         "_run_sync",
@@ -313,6 +319,18 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
             f"timeout must be a positive number of seconds, got {timeout!r}", tool=name
         )
     return float(timeout)
+
+
+def _wrap(tool: Tool[Any, Any], func: Callable[..., Any]) -> None:
+    """`functools.update_wrapper`, without reading the tool's ``__dict__`` (`_lazy`)."""
+    for name in functools.WRAPPER_ASSIGNMENTS:
+        try:
+            value = getattr(func, name)
+        except AttributeError:
+            continue
+        object.__setattr__(tool, name, value)
+    set_attributes(tool, getattr(func, "__dict__", {}))
+    tool.__wrapped__ = func  # type: ignore[attr-defined]
 
 
 def _mark_coroutine_function(obj: Any) -> None:

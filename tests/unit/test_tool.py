@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import inspect
 import json
 from typing import Annotated, Any, Optional
@@ -40,6 +42,30 @@ def test_tool_is_still_the_function() -> None:
     assert inspect.signature(t) == inspect.signature(add)
     with pytest.raises(ValueError, match="direct"):
         Tool(boom)("direct")  # calling the tool directly raises like the function
+
+
+def test_tool_copies_what_update_wrapper_copies() -> None:
+    def logged(func: Any) -> Any:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+
+        return inner
+
+    @logged
+    def probe(x: int) -> int:
+        """Probe a value."""
+        return x
+
+    probe.custom = "kept"  # type: ignore[attr-defined]
+    probe.name = "not the tool's name"  # type: ignore[attr-defined]  # Tool.name is read-only
+    t = Tool(probe)
+    reference = functools.update_wrapper(lambda: None, probe)
+    for attr in (*functools.WRAPPER_ASSIGNMENTS, "custom", "__wrapped__"):
+        assert getattr(t, attr) == getattr(reference, attr), attr
+    assert t.__wrapped__ is probe  # not the function `logged` wrapped
+    assert t.name == "probe" and t(4) == 4
+    assert copy.deepcopy(t).custom == "kept"  # type: ignore[attr-defined]
 
 
 async def test_async_tool_is_still_a_coroutine_function() -> None:
