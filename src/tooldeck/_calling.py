@@ -27,7 +27,14 @@ from ._result import ToolResult, ok
 from ._running import COROUTINE, Arguments, cause, positional_adapter
 from ._shifting import run_coroutine
 
-__all__ = ["SYNC_FAILURES", "CallFaces", "Context"]
+__all__ = ["SYNC_FAILURES", "CallFaces", "Context", "Injecting", "InjectingMany"]
+
+# A plain tool with one injected parameter: its function, the parameter, the context key.
+# Unpacking one pair costs half what a loop over one pair does (~0.05 µs of a 0.55 µs
+# call), which keeps one injected parameter under a fifth of a call.
+Injecting = tuple[Callable[..., Any], str, str]
+# One with more: its function and the (parameter, context key) pairs.
+InjectingMany = tuple[Callable[..., Any], tuple[tuple[str, str], ...]]
 
 _FACES = ("call", "acall", "run", "run_sync")
 
@@ -37,20 +44,23 @@ class CallFaces(Pipeline):
 
     _validate_dict: Callable[[Any], dict[str, Any]]
     # How the tool runs, picked once (`_pick_paths`): the plain paths (`_direct` for a
-    # sync function, `_adirect` for an async one, `_idirect`/`_aidirect` and the
-    # (parameter, context key) pairs `_inject` for one with injected parameters; None
-    # when disabled), the plain function however it is called (`_plain`), or — None —
-    # the runners.
+    # sync function, `_adirect` for an async one; `_ione`/`_aione` — the function, the
+    # parameter and its context key — for one with one injected parameter, and
+    # `_imany`/`_aimany` for one with more; None when disabled), the plain function
+    # however it is called (`_plain`), or — None — the runners.
     _direct: Callable[..., Any] | None
     _adirect: Callable[..., Any] | None
-    _idirect: Callable[..., Any] | None
-    _aidirect: Callable[..., Any] | None
-    _inject: tuple[tuple[str, str], ...]
+    _ione: Injecting | None
+    _aione: Injecting | None
+    _imany: InjectingMany | None
+    _aimany: InjectingMany | None
     _plain: Callable[..., Any] | None
 
     # -- calling: the Agently face ------------------------------------------------------
 
-    def call(
+    # The plain paths are inlined (no frame between the face and the function): more
+    # branches than a face would have otherwise.
+    def call(  # noqa: C901
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
     ) -> Any:
         """Call with validated arguments: the value, or ``"Error: <message>"``.
@@ -63,22 +73,29 @@ class CallFaces(Pipeline):
         """
         direct = self._direct
         if direct is None or kwargs:
-            direct = self._idirect
-            if direct is None or kwargs or type(context) is not dict:
-                return self._call_other(arguments, kwargs, context)
-            try:  # a plain tool with injected parameters, a dict context
-                args = (
-                    self._validate_dict(arguments)
-                    if arguments.__class__ is dict
-                    else self._args_of(arguments)
-                )
-                try:
-                    for name, key in self._inject:
+            one = self._ione
+            if one is not None and not kwargs and type(context) is dict:
+                direct, name, key = one
+                try:  # a plain tool with one injected parameter, a dict context
+                    args = (
+                        self._validate_dict(arguments)
+                        if arguments.__class__ is dict
+                        else self._args_of(arguments)
+                    )
+                    try:
                         args[name] = context[key]
-                except KeyError:  # a key the context lacks: a default, or the call fails
-                    args.update(self._from_context(context))
-            except Exception as exc:
-                return "Error: " + self._refusal(exc)
+                    except KeyError:  # a key the context lacks: a default, or the call fails
+                        args.update(self._from_context(context))
+                except Exception as exc:
+                    return "Error: " + self._refusal(exc)
+            elif self._imany is not None and not kwargs and type(context) is dict:
+                direct, pairs = self._imany
+                try:  # with more injected parameters
+                    args = self._args_with(arguments, context, pairs)
+                except Exception as exc:
+                    return "Error: " + self._refusal(exc)
+            else:
+                return self._call_other(arguments, kwargs, context)
         else:  # the hot path: a plain sync tool, a dict or JSON text from the model
             try:
                 args = (
@@ -124,22 +141,29 @@ class CallFaces(Pipeline):
         """Async twin of `call`."""
         adirect = self._adirect
         if adirect is None or kwargs:
-            adirect = self._aidirect
-            if adirect is None or kwargs or type(context) is not dict:
-                return await self._acall_other(arguments, kwargs, context)
-            try:  # a plain tool with injected parameters, a dict context
-                args = (
-                    self._validate_dict(arguments)
-                    if arguments.__class__ is dict
-                    else self._args_of(arguments)
-                )
-                try:
-                    for name, key in self._inject:
+            one = self._aione
+            if one is not None and not kwargs and type(context) is dict:
+                adirect, name, key = one
+                try:  # a plain tool with one injected parameter, a dict context
+                    args = (
+                        self._validate_dict(arguments)
+                        if arguments.__class__ is dict
+                        else self._args_of(arguments)
+                    )
+                    try:
                         args[name] = context[key]
-                except KeyError:  # a key the context lacks: a default, or the call fails
-                    args.update(self._from_context(context))
-            except Exception as exc:
-                return "Error: " + self._refusal(exc)
+                    except KeyError:  # a key the context lacks: a default, or the call fails
+                        args.update(self._from_context(context))
+                except Exception as exc:
+                    return "Error: " + self._refusal(exc)
+            elif self._aimany is not None and not kwargs and type(context) is dict:
+                adirect, pairs = self._aimany
+                try:  # with more injected parameters
+                    args = self._args_with(arguments, context, pairs)
+                except Exception as exc:
+                    return "Error: " + self._refusal(exc)
+            else:
+                return await self._acall_other(arguments, kwargs, context)
         else:  # the hot path: a plain async tool, a dict or JSON text from the model
             try:
                 args = (
@@ -193,18 +217,20 @@ class CallFaces(Pipeline):
                     if arguments.__class__ is dict
                     else self._args_of(arguments)
                 )
-            elif self._aidirect is not None and not kwargs and type(context) is dict:
-                adirect = self._aidirect
+            elif self._aione is not None and not kwargs and type(context) is dict:
+                adirect, name, key = self._aione
                 args = (
                     self._validate_dict(arguments)
                     if arguments.__class__ is dict
                     else self._args_of(arguments)
                 )
                 try:
-                    for name, key in self._inject:
-                        args[name] = context[key]
+                    args[name] = context[key]
                 except KeyError:  # a key the context lacks: a default, or the call fails
                     args.update(self._from_context(context))
+            elif self._aimany is not None and not kwargs and type(context) is dict:
+                adirect, pairs = self._aimany  # with more injected parameters
+                args = self._args_with(arguments, context, pairs)
             else:
                 return await self._run_other(arguments, kwargs, context)
             running = adirect(**args)
@@ -241,18 +267,20 @@ class CallFaces(Pipeline):
                     if arguments.__class__ is dict
                     else self._args_of(arguments)
                 )
-            elif self._idirect is not None and not kwargs and type(context) is dict:
-                direct = self._idirect
+            elif self._ione is not None and not kwargs and type(context) is dict:
+                direct, name, key = self._ione
                 args = (
                     self._validate_dict(arguments)
                     if arguments.__class__ is dict
                     else self._args_of(arguments)
                 )
                 try:
-                    for name, key in self._inject:
-                        args[name] = context[key]
+                    args[name] = context[key]
                 except KeyError:  # a key the context lacks: a default, or the call fails
                     args.update(self._from_context(context))
+            elif self._imany is not None and not kwargs and type(context) is dict:
+                direct, pairs = self._imany  # with more injected parameters
+                args = self._args_with(arguments, context, pairs)
             else:
                 return self._run_sync_other(arguments, kwargs, context)
             value = direct(**args)
@@ -291,9 +319,10 @@ class CallFaces(Pipeline):
         A plain tool — no timeout, no ``-> ToolResult`` check, a function that says what
         it returns — is called straight after validation: `_direct` (sync) or
         `_adirect` (async) for a tool without injected parameters, so their hot path
-        checks nothing else, and `_idirect`/`_aidirect` for one with them. All four are
-        None for a disabled tool, whose calls take `_validate` to be refused, and for a
-        subclass with faces of its own. Anything else takes the runners.
+        checks nothing else; `_ione`/`_aione` for one with one injected parameter and
+        `_imany`/`_aimany` for one with more. All are None for a disabled tool, whose
+        calls take `_validate` to be refused, and for a subclass with faces of its own.
+        Anything else takes the runners.
         """
         spec = self._spec
         routed = self._timeout or spec.returns_tool_result or self._awaits()
@@ -309,6 +338,27 @@ class CallFaces(Pipeline):
         sync, injected = not spec.is_async, bool(spec.injected)
         self._direct = direct if sync and not injected else None
         self._adirect = direct if not sync and not injected else None
-        self._idirect = direct if sync and injected else None
-        self._aidirect = direct if not sync and injected else None
-        self._inject = tuple((i.name, i.key) for i in spec.injected)
+        one: Injecting | None = None
+        many: InjectingMany | None = None
+        if direct is not None and len(spec.injected) == 1:
+            one = (direct, spec.injected[0].name, spec.injected[0].key)
+        elif direct is not None and spec.injected:
+            many = (direct, tuple((i.name, i.key) for i in spec.injected))
+        self._ione, self._imany = (one, many) if sync else (None, None)
+        self._aione, self._aimany = (None, None) if sync else (one, many)
+
+    def _args_with(
+        self, arguments: Arguments, context: dict[str, Any], pairs: tuple[tuple[str, str], ...]
+    ) -> dict[str, Any]:
+        """Validated arguments and the injected ones, for a tool with several."""
+        args = (
+            self._validate_dict(arguments)
+            if arguments.__class__ is dict
+            else self._args_of(arguments)
+        )
+        try:
+            for name, key in pairs:
+                args[name] = context[key]
+        except KeyError:  # a key the context lacks: a default, or the call fails
+            args.update(self._from_context(context))
+        return args

@@ -3,8 +3,8 @@
 `NamedCalls` is a mixin of `tooldeck._base_registry.BaseRegistry`, which sets
 ``_tools``. Each face looks the tool up and hands the call to the tool's own face
 (`tooldeck._calling.CallFaces`), except on the plain path — an enabled tool without a
-timeout, injected parameters or a ``ToolResult`` check — which the faces below run
-inline: validate, call. That is the path nearly every call of an agent loop takes, and
+timeout, a ``ToolResult`` check or more than one injected parameter — which the faces
+below run inline: validate, call. That is the path nearly every call of an agent loop takes, and
 inlining it saves a frame and a keyword-argument dict per call (about a fifth of
 `call_tool`'s cost; docs/performance.md). What it runs is the tool's own plain function
 and validator, and its failures are worded by the tool, so both routes answer alike.
@@ -56,22 +56,29 @@ class NamedCalls:
             return f"Can not find tool named '{clip(name)}'"
         direct = found._direct
         if direct is None:
-            direct = found._idirect
-            if direct is None or type(context) is not dict:
-                return found.call(kwargs, context=context)
-            try:  # the plain path with injected parameters, inline (as in `Tool.call`)
-                args = (
-                    found._validate_dict(kwargs)
-                    if kwargs.__class__ is dict
-                    else found._args_of(kwargs)
-                )
-                try:
-                    for param, key in found._inject:
+            one = found._ione
+            if one is not None and type(context) is dict:
+                direct, param, key = one
+                try:  # the plain path with one injected parameter, inline (as in `Tool.call`)
+                    args = (
+                        found._validate_dict(kwargs)
+                        if kwargs.__class__ is dict
+                        else found._args_of(kwargs)
+                    )
+                    try:
                         args[param] = context[key]
-                except KeyError:  # a key the context lacks: a default, or the call fails
-                    args.update(found._from_context(context))
-            except Exception as exc:
-                return "Error: " + found._refusal(exc)
+                    except KeyError:  # a key the context lacks: a default, or the call fails
+                        args.update(found._from_context(context))
+                except Exception as exc:
+                    return "Error: " + found._refusal(exc)
+            elif found._imany is not None and type(context) is dict:
+                direct, pairs = found._imany
+                try:  # with more injected parameters
+                    args = found._args_with(kwargs, context, pairs)
+                except Exception as exc:
+                    return "Error: " + found._refusal(exc)
+            else:
+                return found.call(kwargs, context=context)
         else:
             try:  # the plain path, inline (as in `Tool.call`)
                 args = (
@@ -102,35 +109,44 @@ class NamedCalls:
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
         adirect = found._adirect
-        if adirect is None:
-            adirect = found._aidirect
-            if adirect is None or type(context) is not dict:
-                return await found.acall(kwargs, context=context)
-            try:  # the plain path with injected parameters, inline (as in `Tool.acall`)
-                args = (
-                    found._validate_dict(kwargs)
-                    if kwargs.__class__ is dict
-                    else found._args_of(kwargs)
+        if adirect is not None:  # the plain path, inline (as in `Tool.acall`)
+            try:  # (calling an async function only makes its coroutine)
+                running = adirect(
+                    **(
+                        found._validate_dict(kwargs)
+                        if kwargs.__class__ is dict
+                        else found._args_of(kwargs)
+                    )
                 )
-                try:
-                    for param, key in found._inject:
-                        args[param] = context[key]
-                except KeyError:  # a key the context lacks: a default, or the call fails
-                    args.update(found._from_context(context))
             except Exception as exc:
                 return "Error: " + found._refusal(exc)
         else:
-            try:  # the plain path, inline (as in `Tool.acall`)
-                args = (
-                    found._validate_dict(kwargs)
-                    if kwargs.__class__ is dict
-                    else found._args_of(kwargs)
-                )
-            except Exception as exc:
-                return "Error: " + found._refusal(exc)
+            one = found._aione
+            if one is not None and type(context) is dict:
+                adirect, param, key = one
+                try:  # the plain path with one injected parameter, inline (as in `Tool.acall`)
+                    args = (
+                        found._validate_dict(kwargs)
+                        if kwargs.__class__ is dict
+                        else found._args_of(kwargs)
+                    )
+                    try:
+                        args[param] = context[key]
+                    except KeyError:  # a key the context lacks: a default, or the call fails
+                        args.update(found._from_context(context))
+                    running = adirect(**args)
+                    del args  # not held while the tool runs
+                except Exception as exc:
+                    return "Error: " + found._refusal(exc)
+            elif found._aimany is not None and type(context) is dict:
+                adirect, pairs = found._aimany
+                try:  # with more injected parameters
+                    running = adirect(**found._args_with(kwargs, context, pairs))
+                except Exception as exc:
+                    return "Error: " + found._refusal(exc)
+            else:
+                return await found.acall(kwargs, context=context)
         try:
-            running = adirect(**args)
-            del args  # not held while the tool runs
             value = await running
         except Exception as exc:
             return "Error: " + found._failure(exc)
@@ -156,18 +172,20 @@ class NamedCalls:
                     if arguments.__class__ is dict
                     else found._args_of(arguments)
                 )
-            elif found._aidirect is not None and type(context) is dict:
-                adirect = found._aidirect
+            elif found._aione is not None and type(context) is dict:
+                adirect, param, key = found._aione
                 args = (
                     found._validate_dict(arguments)
                     if arguments.__class__ is dict
                     else found._args_of(arguments)
                 )
                 try:
-                    for param, key in found._inject:
-                        args[param] = context[key]
+                    args[param] = context[key]
                 except KeyError:  # a key the context lacks: a default, or the call fails
                     args.update(found._from_context(context))
+            elif found._aimany is not None and type(context) is dict:
+                adirect, pairs = found._aimany  # with more injected parameters
+                args = found._args_with(arguments, context, pairs)
             else:
                 return await found.run(arguments, context=context)
             running = adirect(**args)
@@ -195,18 +213,20 @@ class NamedCalls:
                     if arguments.__class__ is dict
                     else found._args_of(arguments)
                 )
-            elif found._idirect is not None and type(context) is dict:
-                direct = found._idirect
+            elif found._ione is not None and type(context) is dict:
+                direct, param, key = found._ione
                 args = (
                     found._validate_dict(arguments)
                     if arguments.__class__ is dict
                     else found._args_of(arguments)
                 )
                 try:
-                    for param, key in found._inject:
-                        args[param] = context[key]
+                    args[param] = context[key]
                 except KeyError:  # a key the context lacks: a default, or the call fails
                     args.update(found._from_context(context))
+            elif found._imany is not None and type(context) is dict:
+                direct, pairs = found._imany  # with more injected parameters
+                args = found._args_with(arguments, context, pairs)
             else:
                 return found.run_sync(arguments, context=context)
             value = direct(**args)

@@ -37,15 +37,38 @@ def scoped(query: str, user: Annotated[str, Injected], limit: int = 3) -> str:
     return f"{user}:{query}|{limit}"
 
 
+def scoped_many(
+    query: str,
+    user: Annotated[str, Injected],
+    org: Annotated[str, Injected("tenant")] = "none",
+    limit: int = 3,
+) -> str:
+    if query == "boom":
+        raise ValueError("the index is down")
+    return f"{user}@{org}:{query}|{limit}"
+
+
 async def asearch(query: str, limit: int = 10) -> str:
     if query == "boom":
         raise ValueError("the index is down")
     return f"{query}|{limit}"
 
 
+async def ascoped(query: str, user: Annotated[str, Injected]) -> str:
+    return await asearch(f"{user}:{query}" if query != "boom" else query)
+
+
+async def ascoped_many(
+    query: str, user: Annotated[str, Injected], org: Annotated[str, Injected("tenant")] = "none"
+) -> str:
+    return await asearch(f"{user}@{org}:{query}" if query != "boom" else query)
+
+
 REGISTRY = ToolRegistry()
-for func in (search, scoped, asearch):
+for func in (search, scoped, scoped_many, asearch, ascoped, ascoped_many):
     REGISTRY.register(func)
+SYNC_NAMES = ["search", "scoped", "scoped_many"]
+ASYNC_NAMES = ["asearch", "ascoped", "ascoped_many", "scoped", "scoped_many"]
 
 scalars = st.one_of(
     st.none(),
@@ -63,6 +86,11 @@ arguments = st.one_of(
     st.sampled_from([None, "", "  ", "[1]", "{", "null", '{"query": "q"}']),
 )
 CONTEXT = {"user": "ann", "other": 1}
+# Contexts with some of the keys the tools read (a missing one: a default, or a failure).
+contexts = st.one_of(
+    st.just(CONTEXT),
+    st.dictionaries(st.sampled_from(["user", "tenant", "other"]), st.sampled_from(["bob", 7])),
+)
 
 
 def _general(tool: Tool[..., Any], args: Any, context: Any) -> Any:
@@ -75,33 +103,37 @@ def _result_view(result: ToolResult) -> tuple[bool, Any, str | None]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(name=st.sampled_from(["search", "scoped"]), args=arguments)
-def test_sync_faces_answer_as_the_general_pipeline(name: str, args: Any) -> None:
+@given(name=st.sampled_from(SYNC_NAMES), args=arguments, context=contexts)
+def test_sync_faces_answer_as_the_general_pipeline(
+    name: str, args: Any, context: dict[str, Any]
+) -> None:
     tool = REGISTRY.get(name)
     assert tool is not None
-    expected = _general(tool, args, CONTEXT)
-    assert tool.call(args, context=CONTEXT) == expected
-    assert REGISTRY.call_tool(name, args, context=CONTEXT) == expected
-    run = tool.run_sync(args, context=CONTEXT)
-    assert REGISTRY.call_tool(name, args, context=CONTEXT) == (
+    expected = _general(tool, args, context)
+    assert tool.call(args, context=context) == expected
+    assert REGISTRY.call_tool(name, args, context=context) == expected
+    run = tool.run_sync(args, context=context)
+    assert REGISTRY.call_tool(name, args, context=context) == (
         run.data if run.success else f"Error: {run.error}"
     )
-    assert _result_view(REGISTRY.execute_sync(name, args, context=CONTEXT)) == _result_view(run)
+    assert _result_view(REGISTRY.execute_sync(name, args, context=context)) == _result_view(run)
 
 
 @settings(max_examples=100, deadline=None)
-@given(name=st.sampled_from(["asearch", "scoped"]), args=arguments)
-def test_async_faces_answer_as_the_general_pipeline(name: str, args: Any) -> None:
+@given(name=st.sampled_from(ASYNC_NAMES), args=arguments, context=contexts)
+def test_async_faces_answer_as_the_general_pipeline(
+    name: str, args: Any, context: dict[str, Any]
+) -> None:
     tool = REGISTRY.get(name)
     assert tool is not None
 
     async def faces() -> None:
-        expected = await tool.acall(args, context=MappingProxyType(CONTEXT))
-        assert await tool.acall(args, context=CONTEXT) == expected
-        assert await REGISTRY.async_call_tool(name, args, context=CONTEXT) == expected
-        run = await tool.run(args, context=CONTEXT)
+        expected = await tool.acall(args, context=MappingProxyType(context))
+        assert await tool.acall(args, context=context) == expected
+        assert await REGISTRY.async_call_tool(name, args, context=context) == expected
+        run = await tool.run(args, context=context)
         assert (run.data if run.success else f"Error: {run.error}") == expected
-        executed = await REGISTRY.execute(name, args, context=CONTEXT)
+        executed = await REGISTRY.execute(name, args, context=context)
         assert _result_view(executed) == _result_view(run)
 
     asyncio.run(faces())
@@ -115,6 +147,37 @@ def test_a_missing_context_key_is_the_same_failure_on_every_face() -> None:
     assert REGISTRY.call_tool("scoped", {"query": "q"}, context={}) == expected
     assert REGISTRY.call_tool("scoped", {"query": "q"}) == expected
     assert str(REGISTRY.execute_sync("scoped", {"query": "q"}, context={})) == expected
+    many = "Error: Tool 'ascoped_many' needs context value 'user'"
+    assert REGISTRY.call_tool("ascoped_many", {"query": "q"}, context={"tenant": "t"}) == many
+    assert asyncio.run(REGISTRY.async_call_tool("ascoped_many", {"query": "q"}, context={})) == many
+
+
+def test_every_injected_value_reaches_the_tool_on_every_face() -> None:
+    """Tools with one and with two injected parameters, every face, sync and async."""
+    context = {"user": "ann", "tenant": "acme"}
+    args = {"query": "q"}
+    for name, expected in (
+        ("scoped", "ann:q|3"),
+        ("scoped_many", "ann@acme:q|3"),
+        ("ascoped", "ann:q|10"),
+        ("ascoped_many", "ann@acme:q|10"),
+    ):
+        tool = REGISTRY.get(name)
+        assert tool is not None
+        assert REGISTRY.call_tool(name, args, context=context) == expected
+        assert REGISTRY.execute_sync(name, args, context=context).data == expected
+        assert tool.call(args, context=context) == expected
+        assert tool.run_sync(json.dumps(args), context=context).data == expected
+
+        async def faces(name: str = name, tool: Tool[..., Any] = tool) -> list[Any]:
+            return [
+                await REGISTRY.async_call_tool(name, args, context=context),
+                (await REGISTRY.execute(name, args, context=context)).data,
+                await tool.acall(args, context=context),
+                (await tool.run(args, context=context)).data,
+            ]
+
+        assert asyncio.run(faces()) == [expected] * 4
 
 
 class Audited(Tool[..., Any]):
