@@ -117,29 +117,34 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
 # Why a target is missed, by target id (benchmarks/targets.py): docs/performance.md
 # lists the reasons of the targets the published run misses, and only those.
 _INJECTED = """\
-**One `Injected` parameter** (`call_tool` and `execute_sync`): the least an
-injection can cost, one store into the validated arguments and one keyword argument
-more, measured about 1.12x a two-argument `add` through `call_tool`; reading the
-(parameter, key) pairs and the dispatch to the injected path are the rest. A
-specialised one-pair read measured 1.22x; going further means checking for injected
+**One `Injected` parameter** (`call_tool` and `execute_sync`): the injected path reads
+the tool's (function, parameter, key) in one unpack and stores one value into the
+validated arguments, and the function takes one keyword argument more. On a
+two-argument `add` that is about 0.07 µs of 0.5 — close to the fifth the target allows,
+so a loaded machine can tip it over. Going further means checking for injected
 parameters on every plain call, which the same issue forbids (tools without them keep
-their cost). On a tool that does any work the share shrinks accordingly."""
+their cost); on a tool that does any work the share shrinks accordingly."""
 
 MISS_REASONS = {
     "gather": """\
-**The gather** (10,000 calls in flight) is lost to the collector more than to the
-calls: each call in flight holds one coroutine more than the bare gather (the face's
-own, which turns the tool's exception into an answer), and thousands more live
-objects set off more full collections, each walking every live object in the
-process. tooldeck's face keeps nothing else alive across the `await` (the arguments
-are dropped before it). Measured once outside the harness, on this machine: a
-coroutine doing nothing but `return await func(**args)` ran the same gather at 0.67x,
-and tooldeck at 0.8x with the collector paused — so any face that catches the tool's
-errors stays well under the 0.85x target here.""",
+**The gather** (10,000 calls in flight) is decided by one full collection. CPython
+3.11 makes the next collection a full one once eleven generation-1 collections have run
+(and the survivors have grown by a quarter). The bare gather of 10,000 calls, started
+from a full collection, runs ten; the one coroutine more that each call in flight holds
+through tooldeck's face (its own, which turns the tool's exception into an answer)
+makes eleven, and then a full one. That collection walks every object in the process,
+the 10,000 calls in flight included: 12–15 ms mid-gather on this machine, about 2 µs
+per call with the rest of the collector's work.
+Measured outside the harness: with the collector paused tooldeck runs the same gather
+at 0.82–0.85x (validation and the face's coroutine), and a coroutine doing nothing but
+`return await func(**args)` sets off the same collection and runs it at about 0.68x. So
+no face that catches the tool's errors meets the 0.85x target here. tooldeck's face
+keeps nothing else alive across the `await` (the arguments are dropped before it).""",
     "async_call_tool": """\
 **`await async_call_tool`** is a coroutine of its own around the tool's: creating and
-resuming it is most of the 0.24 µs over the floor, and no face that turns the tool's
-exception into an answer can do without it.""",
+resuming it is most of the 0.2 µs over the floor (a coroutine doing nothing but
+`return await func(**validate(args))` costs 1.18x alone), and no face that turns the
+tool's exception into an answer can do without it.""",
     "injected_call_tool": _INJECTED,
     "injected_execute_sync": _INJECTED,
     "run_tool_calls": """\

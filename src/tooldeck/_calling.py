@@ -8,8 +8,9 @@ two faces:
 * Agently's: the value, or ``"Error: <message>"`` (`call`, `acall`);
 * seed 000's: a `ToolResult` (`run`, `run_sync`).
 
-The plain case — a tool without a timeout, injected parameters or a ``ToolResult`` check,
-called with a dict or JSON text — is inlined: validate, call. Nothing but ``Exception``
+The plain case — a tool without a timeout or a ``ToolResult`` check, called with a dict
+or JSON text (and a dict context) — is inlined: validate, add the injected values, call.
+Nothing but ``Exception``
 is caught on the async faces, so ``KeyboardInterrupt``, ``SystemExit`` and
 ``asyncio.CancelledError`` propagate; the sync faces also report a ``CancelledError``
 the tool raised (a sync caller has no task to cancel).
