@@ -10,10 +10,9 @@ two faces:
 
 The plain case — a tool without a timeout or a ``ToolResult`` check, called with a dict
 or JSON text (and a dict context) — is inlined: validate, add the injected values, call.
-Nothing but ``Exception``
-is caught on the async faces, so ``KeyboardInterrupt``, ``SystemExit`` and
-``asyncio.CancelledError`` propagate; the sync faces also report a ``CancelledError``
-the tool raised (a sync caller has no task to cancel).
+Nothing but ``Exception`` is caught on the async faces, so ``KeyboardInterrupt``,
+``SystemExit`` and ``asyncio.CancelledError`` propagate; the sync faces also report a
+``CancelledError`` the tool raised (a sync caller has no task to cancel).
 
 `CallFaces` is a mixin of `tooldeck.Tool`, which sets the attributes it declares.
 """
