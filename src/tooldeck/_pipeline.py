@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -43,6 +44,8 @@ logger = logging.getLogger("tooldeck")
 # The async faces catch Exception only, so cancellation propagates there.
 SYNC_FAILURES = (Exception, asyncio.CancelledError)
 
+_RUNNERS_BUILT = threading.Lock()  # held while a tool builds its runners (once)
+
 Context = Mapping[str, Any] | None
 
 
@@ -64,31 +67,37 @@ class Pipeline:
         return not spec.is_async and may_return_awaitable(spec.return_annotation)
 
     # Built on first use: most tools are never called off the plain paths, and a registry
-    # of thousands should not pay for runners it does not use.
+    # of thousands should not pay for runners it does not use. Built once, under a lock:
+    # the sync and the async runner of a tool with a timeout share one ThreadLot.
+    _runners: tuple[SyncRunner, AsyncRunner] | None = None
 
-    @lazy
     def _runner_pair(self) -> tuple[SyncRunner, AsyncRunner]:
         """How this tool runs from sync and from async code, when not on a plain path."""
-        spec = self._spec
-        target = self.func
-        if spec.positional:
-            target = positional_adapter(target, spec.positional)
-        return runners(
-            target,
-            is_async=spec.is_async,
-            timeout=self._timeout,
-            checked=spec.returns_tool_result,
-            awaits=self._awaits(),
-            lot=ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None,
-        )
+        with _RUNNERS_BUILT:
+            pair = self._runners
+            if pair is None:
+                spec = self._spec
+                target = self.func
+                if spec.positional:
+                    target = positional_adapter(target, spec.positional)
+                lot = ThreadLot(lambda: self.max_abandoned_threads) if self._timeout else None
+                pair = self._runners = runners(
+                    target,
+                    is_async=spec.is_async,
+                    timeout=self._timeout,
+                    checked=spec.returns_tool_result,
+                    awaits=self._awaits(),
+                    lot=lot,
+                )
+        return pair
 
     @lazy
     def _run_sync(self) -> SyncRunner:
-        return self._runner_pair[0]
+        return self._runner_pair()[0]
 
     @lazy
     def _run_async(self) -> AsyncRunner:
-        return self._runner_pair[1]
+        return self._runner_pair()[1]
 
     # -- the pipeline -------------------------------------------------------------------
 

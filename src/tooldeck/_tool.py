@@ -302,7 +302,7 @@ _DERIVED = frozenset(
         "_imany",
         "_aimany",
         "_exports",
-        "_runner_pair",
+        "_runners",
         "_run_sync",
         "_run_async",
         "_is_coroutine",

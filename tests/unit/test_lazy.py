@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
+import pytest
+
+from tooldeck import Tool, _pipeline
 from tooldeck._lazy import lazy, set_attributes
 
 
@@ -40,3 +45,37 @@ def test_set_attributes_sets_what_it_can_and_skips_read_only_names() -> None:
     set_attributes(box, values)
     assert box.colour == "red"  # type: ignore[attr-defined]
     assert box.name == "box"
+
+
+def test_a_tools_sync_and_async_runners_come_from_one_build_under_a_race(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool with a timeout: its two runners share one thread lot, however first reached."""
+    real = _pipeline.runners
+
+    def slow_build(*args: Any, **kwargs: Any) -> Any:  # a build slow enough to be raced
+        time.sleep(0.002)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_pipeline, "runners", slow_build)
+
+    def echo(x: int) -> int:
+        return x
+
+    for _ in range(5):
+        tool = Tool(echo, timeout=5)
+        barrier = threading.Barrier(8)
+
+        def touch(
+            i: int, tool: Tool[..., Any] = tool, barrier: threading.Barrier = barrier
+        ) -> None:
+            barrier.wait()
+            _ = tool._run_sync if i % 2 else tool._run_async
+
+        threads = [threading.Thread(target=touch, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+        assert (tool._run_sync, tool._run_async) == tool._runner_pair()
+        assert tool.run_sync({"x": 3}).data == 3
