@@ -17,12 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from pydantic.json_schema import CoreSchemaOrFieldType, GenerateJsonSchema, JsonSchemaMode
+from pydantic.json_schema import CoreSchemaOrFieldType, GenerateJsonSchema, JsonRef, JsonSchemaMode
 from pydantic_core import PydanticOmit, to_jsonable_python
 from pydantic_core import core_schema as cs
 from typing_inspection.introspection import get_literal_values
 
 __all__ = ["JsonSchemaGenerator", "clean_schema", "copy_json", "share_leaves"]
+
+try:  # pydantic's (private) result of naming the definitions; see `_build_definitions_remapping`
+    from pydantic.json_schema import _DefinitionsRemapping
+except ImportError:  # pragma: no cover - a pydantic without it: its own search throughout
+    _DefinitionsRemapping = None  # type: ignore[assignment,misc]
 
 # Keywords whose values are data, not schemas: never rewritten.
 _DATA_KEYWORDS = frozenset({"default", "examples", "example", "const", "enum"})
@@ -137,6 +142,40 @@ class JsonSchemaGenerator(GenerateJsonSchema):
 
     def _generate_by_pydantic(self, schema: Any, mode: JsonSchemaMode) -> dict[str, Any]:
         return super().generate(schema, mode)
+
+    def _build_definitions_remapping(self) -> Any:
+        # pydantic names each definition by the first of its candidate names (`Address`,
+        # `Address-Input`, `module__Address`...) that no other definition's candidates
+        # take with a different schema, deduplicating every candidate's schemas — a
+        # third of a definition with models. When no other definition has a
+        # definition's first candidate among its own, that first candidate is what its
+        # search picks: named so, without the search.
+        choices = getattr(self, "_prioritized_defsref_choices", None)
+        definitions = self.definitions
+        if (
+            _DefinitionsRemapping is None
+            or not isinstance(choices, dict)
+            or not all(choices.get(d) for d in definitions)
+        ):
+            return super()._build_definitions_remapping()
+        claims: dict[str, int] = {}
+        for defs_ref in definitions:
+            for alternative in set(choices[defs_ref]):
+                claims[alternative] = claims.get(alternative, 0) + 1
+        if any(claims[choices[d][0]] != 1 for d in definitions):  # a collision: search
+            return super()._build_definitions_remapping()
+        json_ref = {
+            alternative: JsonRef(self.ref_template.format(model=alternative))
+            for alternatives in choices.values()
+            for alternative in alternatives
+        }
+        defs_remapping, json_remapping = {}, {}
+        for defs_ref in definitions:
+            first = choices[defs_ref][0]
+            defs_remapping[defs_ref] = first
+            for alternative in choices[defs_ref]:
+                json_remapping[json_ref[alternative]] = json_ref[first]
+        return _DefinitionsRemapping(defs_remapping, json_remapping)
 
     def generate_inner(self, schema: Any) -> dict[str, Any]:
         # A node without ``ref``, metadata (the JSON-schema hooks) or a serialization

@@ -1,9 +1,11 @@
 """tooldeck's JSON-Schema generator says exactly what pydantic's says, key order included.
 
-`tooldeck._jsonschema.JsonSchemaGenerator` takes two shortcuts through pydantic's
+`tooldeck._jsonschema.JsonSchemaGenerator` takes three shortcuts through pydantic's
 generator (plain nodes straight to their handler; no definition passes when there are
-no definitions). Here the same generator with the shortcuts undone — pydantic's own
-``generate`` and ``generate_inner`` — is the reference: for every tool of the export
+no definitions; definitions named by their first candidate name when no other
+definition claims it). Here the same generator with the shortcuts undone — pydantic's
+own ``generate``, ``generate_inner`` and ``_build_definitions_remapping`` — is the
+reference: for every tool of the export
 corpus and for arbitrary signatures built from a grammar of parameter types (models,
 enums, constraints, unions, recursion included), both give the same JSON text.
 """
@@ -45,6 +47,9 @@ class Reference(JsonSchemaGenerator):
     def generate_inner(self, schema: Any) -> dict[str, Any]:
         return GenerateJsonSchema.generate_inner(self, schema)
 
+    def _build_definitions_remapping(self) -> Any:
+        return GenerateJsonSchema._build_definitions_remapping(self)
+
 
 def _both(core: Any) -> tuple[str, str]:
     fast = JsonSchemaGenerator().generate(core, mode="validation")
@@ -83,6 +88,17 @@ class Tree(BaseModel):
     children: list[Tree] = []
 
 
+def _another_inner() -> type[BaseModel]:
+    class Inner(BaseModel):  # named like the module's `Inner`: the names collide
+        label: str
+        inner: Optional[Inner] = None
+
+    return Inner
+
+
+OtherInner = _another_inner()
+
+
 LEAVES: list[Any] = [
     str,
     int,
@@ -99,6 +115,7 @@ LEAVES: list[Any] = [
     Inner,
     Outer,
     Tree,
+    OtherInner,
     Literal["a", "b"],
     Literal[1],
     Literal["x", 2, None],
@@ -160,3 +177,29 @@ def test_the_reference_is_pydantics_own_code() -> None:
     # The reference must not inherit the shortcuts it is compared with.
     assert inspect.getsource(Reference.generate).count("GenerateJsonSchema.generate") == 1
     assert Reference.generate_inner is not JsonSchemaGenerator.generate_inner
+    remapping = inspect.getsource(Reference._build_definitions_remapping)
+    assert "GenerateJsonSchema._build_definitions_remapping" in remapping
+
+
+def test_definitions_are_named_without_the_search_unless_names_collide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[int] = []
+    search = GenerateJsonSchema._build_definitions_remapping
+
+    def counted(self: GenerateJsonSchema) -> Any:
+        searched.append(1)
+        return search(self)
+
+    monkeypatch.setattr(GenerateJsonSchema, "_build_definitions_remapping", counted)
+
+    def core(*annotations: Any) -> Any:
+        params = [analyse_param(f"p{i}", a, EMPTY, None) for i, a in enumerate(annotations)]
+        return _typed_dict_schema(tuple(params), "t")
+
+    distinct = JsonSchemaGenerator().generate(core(Outer, Tree))
+    assert not searched and set(distinct["$defs"]) == {"Inner", "Outer", "Tree"}
+    colliding = JsonSchemaGenerator().generate(core(Inner, OtherInner))
+    assert searched  # two models named Inner: pydantic's search tells them apart
+    assert colliding == Reference().generate(core(Inner, OtherInner))
+    assert len(colliding["$defs"]) == 2 and "Inner" not in colliding["$defs"]
