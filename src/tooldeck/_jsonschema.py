@@ -14,6 +14,7 @@ and for the same JSON-shaped data `copy_json`, a deep copy of dicts and lists, a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -22,7 +23,14 @@ from pydantic_core import PydanticOmit, to_jsonable_python
 from pydantic_core import core_schema as cs
 from typing_inspection.introspection import get_literal_values
 
-__all__ = ["JsonSchemaGenerator", "clean_schema", "copy_json", "share_leaves"]
+__all__ = [
+    "DATA_KEYWORDS",
+    "MAP_KEYWORDS",
+    "JsonSchemaGenerator",
+    "clean_schema",
+    "copy_json",
+    "share_leaves",
+]
 
 try:  # pydantic's (private) result of naming the definitions; see `_build_definitions_remapping`
     from pydantic.json_schema import _DefinitionsRemapping
@@ -30,9 +38,9 @@ except ImportError:  # pragma: no cover - a pydantic without it: its own search 
     _DefinitionsRemapping = None  # type: ignore[assignment,misc]
 
 # Keywords whose values are data, not schemas: never rewritten.
-_DATA_KEYWORDS = frozenset({"default", "examples", "example", "const", "enum"})
+DATA_KEYWORDS = frozenset({"default", "examples", "example", "const", "enum"})
 # Keywords whose values map names to schemas.
-_MAP_KEYWORDS = frozenset(
+MAP_KEYWORDS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
 
@@ -73,12 +81,12 @@ def _clean(
     for key, value in node.items():
         if key == "title" and isinstance(value, str):
             continue
-        if key in _DATA_KEYWORDS:
+        if key in DATA_KEYWORDS:
             out[key] = value
         elif key == "discriminator" and isinstance(value, dict):
             # Its "mapping" points at $defs entries that inlining removes.
             out[key] = {k: v for k, v in value.items() if k != "mapping"}
-        elif key in _MAP_KEYWORDS and isinstance(value, dict):
+        elif key in MAP_KEYWORDS and isinstance(value, dict):
             out[key] = {k: _clean(v, defs, stack, recursive) for k, v in value.items()}
         else:
             out[key] = _clean(value, defs, stack, recursive)
@@ -158,23 +166,17 @@ class JsonSchemaGenerator(GenerateJsonSchema):
             or not all(choices.get(d) for d in definitions)
         ):
             return super()._build_definitions_remapping()
-        claims: dict[str, int] = {}
-        for defs_ref in definitions:
-            for alternative in set(choices[defs_ref]):
-                claims[alternative] = claims.get(alternative, 0) + 1
+        claims = Counter(alt for defs_ref in definitions for alt in set(choices[defs_ref]))
         if any(claims[choices[d][0]] != 1 for d in definitions):  # a collision: search
             return super()._build_definitions_remapping()
-        json_ref = {
-            alternative: JsonRef(self.ref_template.format(model=alternative))
-            for alternatives in choices.values()
-            for alternative in alternatives
-        }
+        template = self.ref_template
         defs_remapping, json_remapping = {}, {}
         for defs_ref in definitions:
             first = choices[defs_ref][0]
             defs_remapping[defs_ref] = first
-            for alternative in choices[defs_ref]:
-                json_remapping[json_ref[alternative]] = json_ref[first]
+            target = JsonRef(template.format(model=first))
+            for alternative in choices[defs_ref]:  # every candidate's $ref: the first's
+                json_remapping[JsonRef(template.format(model=alternative))] = target
         return _DefinitionsRemapping(defs_remapping, json_remapping)
 
     def generate_inner(self, schema: Any) -> dict[str, Any]:
@@ -249,4 +251,4 @@ def share_leaves(node: Any) -> Any:
                 return node
             shared = _LEAVES[key] = node
         return shared
-    return {k: (v if k in _DATA_KEYWORDS else share_leaves(v)) for k, v in node.items()}
+    return {k: (v if k in DATA_KEYWORDS else share_leaves(v)) for k, v in node.items()}

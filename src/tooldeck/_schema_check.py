@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from . import _patterns
+from ._jsonschema import DATA_KEYWORDS, MAP_KEYWORDS
 from ._result import MORE_PROBLEMS, clip
 
 __all__ = ["SchemaError", "schema_validator"]
@@ -94,19 +95,11 @@ def _check(node: Any, resolver: Any, keywords: set[str]) -> None:
         resolver = _check_node(node, resolver)
         keywords.update(k for k in node if isinstance(k, str))
         for key, value in node.items():
-            if key in _NAMED_SCHEMAS and isinstance(value, dict):
+            if key in MAP_KEYWORDS and isinstance(value, dict):
                 for subschema in value.values():  # names are no keywords: "enum" may be one
                     _check(subschema, resolver, keywords)
-            elif key not in _DATA:
+            elif key not in DATA_KEYWORDS:
                 _check(value, resolver, keywords)
-
-
-# Keywords whose values are data (a "$ref" there is no reference).
-_DATA = frozenset({"const", "enum", "default", "examples", "example"})
-# Keywords whose values map names to schemas.
-_NAMED_SCHEMAS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
 
 
 def _check_node(node: Mapping[str, Any], resolver: Any) -> Any:

@@ -322,15 +322,10 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
 
 
 def _wrap(tool: Tool[Any, Any], func: Callable[..., Any]) -> None:
-    """`functools.update_wrapper`, without reading the tool's ``__dict__`` (`_lazy`)."""
-    for name in functools.WRAPPER_ASSIGNMENTS:
-        try:
-            value = getattr(func, name)
-        except AttributeError:
-            continue
-        object.__setattr__(tool, name, value)
+    """`functools.update_wrapper`, without reading the tool's ``__dict__`` (`_lazy`):
+    the function's attributes are set one by one, then the rest as it does it."""
     set_attributes(tool, getattr(func, "__dict__", {}))
-    tool.__wrapped__ = func  # type: ignore[attr-defined]
+    functools.update_wrapper(tool, func, updated=())  # sets __wrapped__ last
 
 
 def _mark_coroutine_function(obj: Any) -> None:
