@@ -82,7 +82,8 @@ def call(request_id: Any, name: str) -> None:
     elif name == "deep_structured":
         deep = '{"a":' * 5000 + "1" + "}" * 5000
         text = '{"content": [], "structuredContent": ' + deep + "}"
-        sys.stdout.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {text}}}\n')
+        head = f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": '
+        sys.stdout.write(head + text + "}\n")
         sys.stdout.flush()
     elif name == "deep_error":
         text = "[" * 100_000
