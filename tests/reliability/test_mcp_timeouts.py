@@ -82,6 +82,23 @@ def report(**values):
 """
 
 
+@pytest.fixture(autouse=True)
+def reap_stubborn_servers(tmp_path: Path) -> Iterator[None]:
+    """Whatever a test asserts, a stubborn server it started (frozen perhaps) is killed
+    after it: its pid is in ``tmp_path/pid``, and checked to still be that server."""
+    yield
+    pidfile = tmp_path / "pid"
+    if not pidfile.exists():
+        return
+    pid = int(pidfile.read_text())
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return
+    if STUBBORN.name.encode() in cmdline:  # not a stranger who got the pid since
+        os.kill(pid, signal.SIGKILL)  # SIGKILL acts on a stopped process too
+
+
 def scenario(code: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
@@ -103,6 +120,8 @@ def scenario(code: str) -> dict[str, Any]:
     [
         ("freeze", "MCPTimeoutError", "sync"),  # frozen before it answers `initialize`
         ("freeze", "MCPTimeoutError", "async"),
+        ("freeze-first", "MCPTimeoutError", "sync"),  # frozen on reading `initialize`
+        ("freeze-first", "MCPTimeoutError", "async"),
         ("freeze-list", "MCPTimeoutError", "sync"),  # frozen on `tools/list`
         ("mute-list", "MCPTimeoutError", "sync"),  # alive, never answers `tools/list`
         ("mute-list", "MCPTimeoutError", "async"),

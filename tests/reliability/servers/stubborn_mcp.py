@@ -5,6 +5,7 @@ first, so a test can check the process is gone afterwards. MODE:
 
 * ``freeze``: stops itself (SIGSTOP) before reading anything: ``initialize`` never
   gets an answer;
+* ``freeze-first``: stops itself on the first request it reads (``initialize``);
 * ``freeze-list``: answers ``initialize``, then stops itself on ``tools/list``;
 * ``mute-list``: answers ``initialize`` and pings, never ``tools/list`` (alive, reading);
 * ``die-list``: exits on ``tools/list``;
@@ -42,6 +43,8 @@ def freeze() -> None:
 
 
 def answer(mode: str, request_id: Any, method: str | None, params: dict[str, Any]) -> None:
+    if mode == "freeze-first":
+        freeze()
     if method == "initialize":
         version = params.get("protocolVersion", "2025-06-18")
         result = {
