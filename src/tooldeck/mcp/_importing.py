@@ -228,7 +228,7 @@ class _Import:
     def _connection_error(self, failure: RemoteFailure) -> MCPConnectionError:
         server, refusals = self.session.server, self.session.refusals
         if refusals.status is not None:
-            said = str(failure.__cause__ or "").strip()
+            said = self.session.redact(str(failure.__cause__ or "").strip())
             detail = f" (it says: {said})" if said and "error response" not in said else ""
             reason = refusals.describe() + detail
             return MCPAuthError(server, reason, url=refusals.url, status=refusals.status)
