@@ -169,6 +169,32 @@ class ProxyTool(Tool[..., Any]):
         """The remote tool's display title (MCP ``Tool.title``), if it has one."""
         return self.remote.title
 
+    def _export(self, format: str, strict: bool) -> dict[str, Any]:
+        """In the ``mcp`` format, the tool as a gateway serves it (what is served is what
+        is exported): as the server listed it, under its local name, with its title,
+        icons and output schema, and its ``_meta`` with our tag sections."""
+        exported = super()._export(format, strict)
+        if format != "mcp":
+            return exported
+        remote = self.remote
+        tool: dict[str, Any] = {"name": exported["name"]}
+        if remote.title is not None:
+            tool["title"] = remote.title
+        if remote.description is not None:  # nothing made up for a tool without one
+            tool["description"] = remote.description
+        tool["inputSchema"] = exported["inputSchema"]
+        if remote.output_schema is not None:
+            tool["outputSchema"] = copy_json(remote.output_schema)
+        if remote.icons:
+            tool["icons"] = [
+                icon.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for icon in remote.icons
+            ]
+        if "annotations" in exported:
+            tool["annotations"] = exported["annotations"]
+        tool["_meta"] = {**copy_json(remote.meta or {}), **exported["_meta"]}
+        return tool
+
     # -- the call faces -----------------------------------------------------------------
 
     def call(
