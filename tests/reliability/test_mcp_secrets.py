@@ -75,6 +75,24 @@ async def test_a_url_is_named_without_credentials_or_query() -> None:
         assert_no_secret(text, "admin", "api_key", "frag")
 
 
+@pytest.mark.parametrize("shape", ["transport", "config"])
+async def test_a_command_that_does_not_start_is_named_by_its_base_name(
+    tmp_path: Path, shape: str
+) -> None:
+    command = str(tmp_path / "private-dir" / "mcp-server-bin")  # does not exist
+    args = [f"--api-key={SECRET}"]
+    transport: Any = (
+        StdioTransport(command, args)
+        if shape == "transport"
+        else {"mcpServers": {"tools": {"command": command, "args": args}}}
+    )
+    registry = ToolRegistry()
+    with pytest.raises(MCPConnectionError) as failed:
+        await registry.async_use_mcp(transport, timeout=10)
+    assert_no_secret(str(failed.value), str(tmp_path))
+    assert_no_secret(failed.value.server, str(tmp_path))
+
+
 def test_an_unknown_transport_is_named_by_its_type_not_its_repr() -> None:
     class Custom:
         def __repr__(self) -> str:

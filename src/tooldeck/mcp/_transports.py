@@ -98,6 +98,14 @@ _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".jar")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 
 
+def _command_secrets(command: str, args: Any, env: Any) -> list[tuple[Any, str]]:
+    """A command line's parts, each with what a message shows instead."""
+    hidden: list[tuple[Any, str]] = [(command, PurePath(command).name)]
+    hidden += [(arg, "…") for arg in (args if isinstance(args, list) else ())]
+    hidden += [(value, "…") for value in (env.values() if isinstance(env, Mapping) else ())]
+    return hidden
+
+
 def safe_url(url: str) -> str:
     """``url`` without its credentials, query string and fragment."""
     try:
@@ -121,11 +129,17 @@ def redactor(transport: Any) -> Callable[[str], str]:
     if isinstance(inner, (str, PurePath)) and "://" not in str(inner):
         hidden.append((str(inner), describe(inner)))
     if isinstance(inner, StdioTransport):
-        hidden.append((inner.command, PurePath(inner.command).name))
-        hidden += [(arg, "…") for arg in inner.args]
-        hidden += [(value, "…") for value in (inner.env or {}).values()]
+        hidden += _command_secrets(inner.command, inner.args, inner.env)
     if isinstance(inner, (StreamableHttpTransport, SSETransport)):
         hidden += [(value, "…") for value in (inner.headers or {}).values()]
+    servers = inner.get("mcpServers") if isinstance(inner, Mapping) else None
+    for entry in servers.values() if isinstance(servers, Mapping) else ():
+        if isinstance(entry, Mapping):  # an MCP config: each server's command and headers
+            command, args = entry.get("command"), entry.get("args")
+            if isinstance(command, str):
+                hidden += _command_secrets(command, args, entry.get("env"))
+            headers = entry.get("headers")
+            hidden += [(v, "…") for v in (headers.values() if isinstance(headers, Mapping) else ())]
     # Longest first, so a part of a longer secret never leaves the rest behind; very
     # short ones ("-y", "1") would only mangle the text.
     pairs = sorted(
