@@ -7,6 +7,7 @@ tag index are a `tooldeck._catalog.Catalog`; the tools themselves do the calling
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, TypeVar, overload
 
@@ -19,7 +20,7 @@ from ._schema import build_spec
 from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
-from ._tool import BaseTool, Tool, normalise_tags
+from ._tool import BaseTool, Strict, Tool, check_strict, normalise_tags
 from .errors import ToolDefinitionError
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
@@ -237,7 +238,7 @@ class BaseRegistry(NamedCalls):
         format: str = "openai",
         *,
         tags: Tags = None,
-        strict: bool = False,
+        strict: Strict = False,
         match: Match = "any",
     ) -> list[dict[str, Any]]:
         """The enabled tools in a provider's format, computed once and cached.
@@ -248,31 +249,70 @@ class BaseRegistry(NamedCalls):
         gives a plain copy), so the cache cannot be corrupted and a second export
         costs next to nothing.
 
+        ``strict=True`` applies OpenAI's strict mode to every tool; ``"best-effort"``
+        to every tool that can take it, exporting the others without it and warning
+        (once, when the export is first computed) which ones and why.
+
         Raises:
-            ValueError: an unknown format.
-            ToolDefinitionError: ``strict=True`` and a tool cannot be made strict.
+            ValueError: an unknown format, or ``strict`` not a bool or ``"best-effort"``.
+            ToolDefinitionError: ``strict=True`` and a tool cannot be made strict: it
+                names every such tool and why, and how to export the rest.
         """
         if format not in EXPORT_FORMATS:
             raise ValueError(
                 f"unknown export format {format!r}; one of {', '.join(EXPORT_FORMATS)}"
             )
+        check_strict(strict)
         key = (format, strict, None if tags is None else normalise_tags(tags), match)
         tools = self._catalog.select(tags, match)
-        return list(
-            self._catalog.exported(key, lambda: [t.export(format, strict=strict) for t in tools])
-        )
+        return list(self._catalog.exported(key, lambda: _export_all(tools, format, strict)))
 
     def get_openai_tools(
-        self, tags: Tags = None, *, strict: bool = False, match: Match = "any"
+        self, tags: Tags = None, *, strict: Strict = False, match: Match = "any"
     ) -> list[dict[str, Any]]:
         """Seed 000's name: `export` in the ``openai`` (Chat Completions) format."""
         return self.export("openai", tags=tags, strict=strict, match=match)
 
     def get_declarations(
-        self, tags: Tags = None, *, strict: bool = False, match: Match = "any"
+        self, tags: Tags = None, *, strict: Strict = False, match: Match = "any"
     ) -> list[dict[str, Any]]:
         """Seed 003's name: ``{"name", "description", "input_schema"}`` per tool."""
         return self.export("anthropic", tags=tags, strict=strict, match=match)
+
+
+_HOW_TO_PROCEED = (
+    "pass strict='best-effort' to export them without strict mode (and the others "
+    "strict), or leave them out with tags="
+)
+
+
+def _export_all(tools: Iterable[Tool[..., Any]], format: str, strict: Strict) -> list[Any]:
+    """Every tool in ``format``; with strict mode, every refusal gathered first."""
+    if strict is False:
+        return [t.export(format) for t in tools]
+    exported: list[Any] = []
+    refused: list[tuple[int, Tool[..., Any], ToolDefinitionError]] = []
+    for tool in tools:
+        try:
+            exported.append(tool.export(format, strict=True))
+        except ToolDefinitionError as exc:
+            refused.append((len(exported), tool, exc))
+            exported.append(None)
+    if not refused:
+        return exported
+    reasons = "; ".join(f"{tool.name!r} ({exc.args[0]})" for _, tool, exc in refused)
+    if strict is True:
+        if len(refused) == 1:
+            first = refused[0][2]
+            reason = f"{first.reason}. It cannot be made strict: {_HOW_TO_PROCEED}"
+            raise ToolDefinitionError(reason, tool=first.tool, param=first.param) from first
+        raise ToolDefinitionError(
+            f"{len(refused)} tools cannot be made strict: {reasons}. {_HOW_TO_PROCEED}"
+        ) from refused[0][2]
+    for index, tool, _ in refused:
+        exported[index] = tool.export(format, strict=False)
+    warnings.warn(f"exported {len(refused)} tool(s) without strict mode: {reasons}", stacklevel=5)
+    return exported
 
 
 def _refuse_options(obj: Any, **options: Any) -> None:

@@ -14,8 +14,9 @@ import functools
 import inspect
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, SupportsIndex, TypeVar
+from typing import Any, Generic, Literal, SupportsIndex, TypeVar
 
 from typing_extensions import ParamSpec
 
@@ -35,7 +36,18 @@ from ._spec import ToolSpec, check_annotations
 from .errors import ToolDefinitionError
 from .exporters import export_tool
 
-__all__ = ["Arguments", "BaseTool", "Context", "Tool", "normalise_tags"]
+__all__ = ["Arguments", "BaseTool", "Context", "Strict", "Tool", "check_strict", "normalise_tags"]
+
+# `strict=` of every export: OpenAI's strict mode, or not, or strict for the tools that
+# can be and not for the others (with a warning naming them).
+Strict = bool | Literal["best-effort"]
+
+
+def check_strict(strict: Any) -> None:
+    """Raise `ValueError` unless ``strict`` is one of `Strict`'s values."""
+    if not (isinstance(strict, bool) or strict == "best-effort"):
+        raise ValueError(f"strict must be True, False or 'best-effort', got {strict!r}")
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -246,19 +258,28 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         """The frozen result of the one introspection pass."""
         return self._spec
 
-    def export(self, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
+    def export(self, format: str = "openai", *, strict: Strict = False) -> dict[str, Any]:
         """This tool in a provider's format (see `ToolRegistry.export`).
 
         Computed once per format and cached; the result is read-only (it is shared):
-        ``copy.deepcopy`` it to change it.
+        ``copy.deepcopy`` it to change it. ``strict="best-effort"``: strict when this
+        tool can be, else not strict, with a warning saying why.
         """
-        key = (format, strict)
+        if strict == "best-effort":
+            try:
+                return self.export(format, strict=True)
+            except ToolDefinitionError as exc:
+                warnings.warn(f"exported without strict mode: {exc}", stacklevel=2)
+                return self.export(format, strict=False)
+        if not isinstance(strict, bool):
+            check_strict(strict)  # raises: not one of Strict's values
+        key = (format, bool(strict))
         exported = self._exports.get(key)
         if exported is None:
             exported = self._exports[key] = freeze(self._export(format, strict))
         return exported
 
-    def export_text(self, format: str = "openai", *, strict: bool = False) -> str:
+    def export_text(self, format: str = "openai", *, strict: Strict = False) -> str:
         """`export` as JSON text (UTF-8 characters kept as they are)."""
         return json.dumps(self.export(format, strict=strict), ensure_ascii=False)
 

@@ -80,7 +80,8 @@ class MCPConnectionError(ToolDeckError, ConnectionError):
     """An MCP server's tools could not be imported: it could not be reached or listed.
 
     Attributes:
-        server: The server as tooldeck names it (its URL, its command, ...).
+        server: The server as tooldeck names it (its URL without credentials or query,
+            its command's base name, its MCP name): never a secret or a local path.
         reason: What went wrong, in one line.
     """
 
@@ -97,7 +98,7 @@ class MCPAuthError(MCPConnectionError, PermissionError):
     """An MCP server refused our credentials (HTTP 401 or 403).
 
     Attributes:
-        url: The URL that answered.
+        url: The URL that answered, without credentials or query string.
         status: The HTTP status (401: no or a wrong token; 403: not allowed).
     """
 

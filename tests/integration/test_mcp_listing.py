@@ -157,6 +157,44 @@ async def test_annotations_and_title_are_kept_exported_and_served(listing: Any) 
         assert served.annotations == ToolAnnotations.model_validate(ANNOTATED["annotations"])
 
 
+RICH = [
+    {
+        "name": "rich",
+        "title": "A rich tool",
+        "description": "Has every field a tool may carry.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "outputSchema": {
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"],
+            "x-fastmcp-wrap-result": True,
+        },
+        "annotations": {"title": "Rich", "readOnlyHint": True, "openWorldHint": False},
+        "icons": [{"src": "https://example.com/icon.png", "mimeType": "image/png"}],
+        "_meta": {"vendor": {"cost": 3}, "fastmcp": {"tags": ["b", "a"]}},
+    },
+    {"name": "bare", "inputSchema": OBJECT},  # no title, no description, nothing else
+]
+
+
+async def test_a_served_proxy_is_exactly_its_mcp_export(listing: Any) -> None:
+    # DESIGN: what is served is what is exported; title, annotations, _meta,
+    # outputSchema and icons included (issue 21, item 16).
+    async with ToolRegistry() as registry:
+        await registry.async_use_mcp(listing(RICH), tags="extra")
+        exported = registry.export("mcp")
+        async with Client(registry.as_mcp_server()) as client:
+            served = await client.list_tools()
+    listed = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in served]
+    assert listed == exported
+    rich = exported[0]
+    assert rich["title"] == "A rich tool"
+    assert rich["icons"] == RICH[0]["icons"]
+    assert rich["outputSchema"] == RICH[0]["outputSchema"]
+    assert rich["_meta"]["vendor"] == {"cost": 3}
+    assert rich["_meta"]["fastmcp"]["tags"] == ["a", "b", "extra"]
+
+
 # -- tools that cannot be used --------------------------------------------------------------------
 
 

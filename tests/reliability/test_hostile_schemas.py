@@ -14,10 +14,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tooldeck import BaseTool, ToolDefinitionError, ToolRegistry, ToolResult
 
@@ -283,3 +286,70 @@ def test_a_property_named_like_a_data_keyword_is_checked_too(name: str) -> None:
     bad_pattern = {"type": "object", "properties": {name: {"pattern": "(unclosed"}}}
     with pytest.raises(ToolDefinitionError, match="does not compile"):
         ToolRegistry().register(SchemaTool(bad_pattern))
+
+
+# -- remote schemas, however deep or strange (issue 21, item 7) ---------------------------------
+
+
+def nested(kind: str, depth: int) -> dict[str, Any]:
+    """An object schema whose one property nests ``depth`` levels of ``kind``."""
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        if kind == "items":
+            schema = {"type": "array", "items": schema}
+        elif kind == "properties":
+            schema = {"type": "object", "properties": {"a": schema}}
+        elif kind == "anyOf":
+            schema = {"anyOf": [schema, {"type": "null"}]}
+        elif kind == "not":
+            schema = {"not": schema}
+        else:
+            schema = {"type": "object", "additionalProperties": schema}
+    return {"type": "object", "properties": {"a": schema}}
+
+
+def server_with(parameters: dict[str, Any]) -> Any:
+    """An in-process fastmcp server: a plain tool ``fine`` and ``deep`` with ``parameters``."""
+    fastmcp = pytest.importorskip("fastmcp")
+    from fastmcp.tools import Tool as FastMCPTool
+
+    class Deep(FastMCPTool):
+        async def run(self, arguments: dict[str, Any]) -> Any:
+            return "deep"
+
+    server = fastmcp.FastMCP("deep")
+
+    @server.tool
+    def fine(x: int) -> int:
+        return x
+
+    server.add_tool(Deep(name="deep", parameters=parameters))
+    return server
+
+
+def test_a_remote_tool_nested_130_levels_is_skipped_and_the_rest_imported() -> None:
+    registry = ToolRegistry()
+    with pytest.warns(UserWarning, match=r"skipped 1 tool.*'deep' \(its inputSchema nests"):
+        proxies = registry.use_mcp(server_with(nested("items", 130)))
+    assert [p.name for p in proxies] == ["fine"]
+    assert registry.call_tool("fine", {"x": 3}) == 3
+
+
+@given(
+    kind=st.sampled_from(["items", "properties", "anyOf", "not", "additionalProperties"]),
+    depth=st.integers(0, 90),  # deeper, fastmcp cannot serialize its own listing
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_an_import_survives_any_nesting(kind: str, depth: int) -> None:
+    registry = ToolRegistry()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = [p.name for p in registry.use_mcp(server_with(nested(kind, depth)))]
+    skipped = [str(w.message) for w in caught if "use_mcp skipped" in str(w.message)]
+    assert "fine" in names
+    if "deep" in names:
+        assert not skipped
+        for fmt in ("openai", "anthropic", "gemini", "mcp"):  # what it imported, it exports
+            assert len(registry.export(fmt)) == 2
+    else:
+        assert len(skipped) == 1 and "'deep'" in skipped[0]

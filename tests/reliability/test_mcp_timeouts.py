@@ -82,6 +82,23 @@ def report(**values):
 """
 
 
+@pytest.fixture(autouse=True)
+def reap_stubborn_servers(tmp_path: Path) -> Iterator[None]:
+    """Whatever a test asserts, a stubborn server it started (frozen perhaps) is killed
+    after it: its pid is in ``tmp_path/pid``, and checked to still be that server."""
+    yield
+    pidfile = tmp_path / "pid"
+    if not pidfile.exists():
+        return
+    pid = int(pidfile.read_text())
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return
+    if STUBBORN.name.encode() in cmdline:  # not a stranger who got the pid since
+        os.kill(pid, signal.SIGKILL)  # SIGKILL acts on a stopped process too
+
+
 def scenario(code: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
@@ -103,6 +120,8 @@ def scenario(code: str) -> dict[str, Any]:
     [
         ("freeze", "MCPTimeoutError", "sync"),  # frozen before it answers `initialize`
         ("freeze", "MCPTimeoutError", "async"),
+        ("freeze-first", "MCPTimeoutError", "sync"),  # frozen on reading `initialize`
+        ("freeze-first", "MCPTimeoutError", "async"),
         ("freeze-list", "MCPTimeoutError", "sync"),  # frozen on `tools/list`
         ("mute-list", "MCPTimeoutError", "sync"),  # alive, never answers `tools/list`
         ("mute-list", "MCPTimeoutError", "async"),
@@ -134,6 +153,56 @@ def test_an_import_is_bounded_and_leaves_no_process(
     assert "cannot import the tools of MCP server" in result["message"]
     if error == "MCPTimeoutError":
         assert f"within {TIMEOUT:g} seconds" in result["message"]
+    assert result["registered"] == 0
+    assert result["gone"], "the server process survived the failed import"
+
+
+def test_a_tool_too_deep_to_read_is_skipped_over_stdio(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        import warnings
+        registry = ToolRegistry()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome, hung = bounded(lambda: registry.use_mcp(
+                stubborn("deep-list", {str(pidfile)!r}), timeout=TIMEOUT))
+        pid = int(Path({str(pidfile)!r}).read_text())
+        report(hung=hung, names=sorted(registry.list_tools()),
+               warned=[str(w.message) for w in caught], good=registry.call_tool("good"),
+               pid=pid)
+        registry.close()
+        """
+    )
+    assert not result["hung"]
+    assert result["names"] == ["freeze", "good", "mute"]
+    assert any("'deep' (its inputSchema nests deeper" in w for w in result["warned"])
+    assert result["good"] == result["pid"]
+
+
+@pytest.mark.parametrize("face", ["sync", "async"])
+def test_any_failure_of_an_import_stops_the_server_it_started(tmp_path: Path, face: str) -> None:
+    # Here the failure is the skipped tool's warning, raised where warnings are errors:
+    # not the server's doing, yet the process the import started must not outlive it.
+    pidfile = tmp_path / "pid"
+    call = (
+        f"lambda: registry.use_mcp(stubborn('deep-list', {str(pidfile)!r}), timeout=TIMEOUT)"
+        if face == "sync"
+        else f"lambda: asyncio.run(registry.async_use_mcp("
+        f"stubborn('deep-list', {str(pidfile)!r}), timeout=TIMEOUT))"
+    )
+    result = scenario(
+        f"""
+        import warnings
+        warnings.simplefilter("error")
+        registry = ToolRegistry()
+        outcome, hung = bounded({call})
+        pid = int(Path({str(pidfile)!r}).read_text())
+        report(hung=hung, error=kind(outcome), gone=wait_gone(pid), registered=len(registry))
+        """
+    )
+    assert not result["hung"]
+    assert result["error"] == "UserWarning"
     assert result["registered"] == 0
     assert result["gone"], "the server process survived the failed import"
 

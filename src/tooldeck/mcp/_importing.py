@@ -3,13 +3,16 @@
 * Bounded: listing (opening the session included) takes at most ``timeout`` seconds,
   plus a second at most for tooldeck's own bookkeeping, whatever the server does;
   a server that fails is described by an `MCPConnectionError` (an `MCPAuthError`
-  for HTTP 401/403, an `MCPTimeoutError` past the timeout), and a server process the
-  import started is stopped.
+  for HTTP 401/403, an `MCPTimeoutError` past the timeout).
 * Names: a remote name is registered as ``prefix + name``; one outside tooldeck's name
   rule is sanitised (other characters → ``_``, cut to 64), and two remote names that
   end up alike get distinct local names (``_2``, ``_3``...). Calls use the remote name.
 * Tools that cannot be used are skipped with a warning naming them: task-only tools
-  (``execution.taskSupport: "required"``) and tools whose schema is unusable.
+  (``execution.taskSupport: "required"``) and tools whose schema is unusable (not
+  valid JSON Schema, nested deeper than `MAX_DEPTH`, or anything else that fails to
+  read): one strange tool never fails the whole import.
+* Any failure (the server's, a clash, a bug) stops the server process the import
+  started before it is raised.
 * Atomic: a clash with a tool that is not one of this server's earlier proxies raises
   `DuplicateToolError` before anything is registered; importing the same server again
   replaces its proxies (and removes those the server no longer has).
@@ -58,6 +61,10 @@ CALL_TIMEOUT = 60.0  # default seconds an import, and each proxied call, may tak
 # timeout plus a ping (`PING_GRACE`): this only fires if the loop itself stalled.
 _GRACE = 1.0
 _PREFIX_RULE = "letters, digits, '_' and '-', at most 63 of them"
+# How deep a remote schema may nest (dicts and lists, each a level): every part of
+# tooldeck that walks a schema (checks, exports, strict mode) reads this deep on any
+# stack. Real schemas stay far below it; deeper is a server's mistake or an attack.
+MAX_DEPTH = 64
 
 
 class _State:
@@ -152,10 +159,9 @@ def use_mcp(
     """
     job = _Import(registry, transport, tags, replace, timeout, prefix)
     try:
-        listing = _loop.call_sync(job.session.list_tools(), job.bound)
-    except BaseException as exc:
+        return job.finish(_loop.call_sync(job.session.list_tools(), job.bound))
+    except BaseException as exc:  # whatever failed: what this import started is stopped
         job.fail(exc)
-    return job.finish(listing)
 
 
 async def async_use_mcp(
@@ -170,10 +176,9 @@ async def async_use_mcp(
     """Async twin of `use_mcp`."""
     job = _Import(registry, transport, tags, replace, timeout, prefix)
     try:
-        listing = await _loop.call(job.session.list_tools(), job.bound)
-    except BaseException as exc:
+        return job.finish(await _loop.call(job.session.list_tools(), job.bound))
+    except BaseException as exc:  # whatever failed: what this import started is stopped
         job.fail(exc)
-    return job.finish(listing)
 
 
 class _Import:
@@ -223,7 +228,7 @@ class _Import:
     def _connection_error(self, failure: RemoteFailure) -> MCPConnectionError:
         server, refusals = self.session.server, self.session.refusals
         if refusals.status is not None:
-            said = str(failure.__cause__ or "").strip()
+            said = self.session.redact(str(failure.__cause__ or "").strip())
             detail = f" (it says: {said})" if said and "error response" not in said else ""
             reason = refusals.describe() + detail
             return MCPAuthError(server, reason, url=refusals.url, status=refusals.status)
@@ -232,20 +237,21 @@ class _Import:
         return MCPConnectionError(server, failure.reason)
 
     def finish(self, listing: Listing) -> list[Tool[..., Any]]:
-        """Register the proxies, atomically; warn about the tools left out."""
+        """Warn about the tools left out; register the proxies, atomically.
+
+        The warning comes first: where warnings are errors, it fails the import before
+        anything is registered.
+        """
         tools, rejected = listing
         proxies, skipped = _proxies(self.session, tools, self.extra, self.prefix)
         skipped = [f"{name!r} ({reason})" for name, reason in rejected] + skipped
-        try:
-            self._register(proxies)
-        except DuplicateToolError as exc:
-            self.fail(exc)
         if skipped:
             warnings.warn(
                 f"use_mcp skipped {len(skipped)} tool(s) of MCP server "
                 f"{self.session.server}: {'; '.join(skipped)}",
                 stacklevel=4,
             )
+        self._register(proxies)
         return list(proxies)
 
     def _register(self, proxies: list[ProxyTool]) -> None:
@@ -285,19 +291,32 @@ def _proxies(
     """A proxy per usable tool, and a note on each tool left out."""
     usable, skipped = [], []
     for remote in tools:
-        reason = _unusable(remote)
+        try:
+            reason = _unusable(remote)
+        except Exception as exc:  # one strange tool does not fail the import
+            reason = _unreadable(exc)
         if reason is None:
             usable.append(remote)
         else:
             skipped.append(f"{remote.name!r} ({reason})")
     proxies = []
     for remote, name in zip(usable, local_names([t.name for t in usable], prefix), strict=True):
-        tags = (*server_tags(remote.meta), *extra)
+        tags = normalise_tags((*server_tags(remote.meta), *extra))
         try:
-            proxies.append(ProxyTool(session, remote, name=name, tags=normalise_tags(tags)))
-        except ToolDefinitionError as exc:
-            skipped.append(f"{remote.name!r} ({exc})")
+            proxies.append(ProxyTool(session, remote, name=name, tags=tags))
+        except Exception as exc:
+            skipped.append(f"{remote.name!r} ({_unreadable(exc)})")
     return proxies, skipped
+
+
+def _unreadable(exc: Exception) -> str:
+    """Why reading a remote tool failed, for the warning."""
+    if isinstance(exc, RecursionError):
+        return "its schema nests deeper than tooldeck can read"
+    if isinstance(exc, ToolDefinitionError):
+        return str(exc)
+    text = str(exc).strip()  # e.g. a schema that breaks a checker's assumptions
+    return f"it cannot be read: {text.splitlines()[0] if text else type(exc).__name__}"
 
 
 def _unusable(remote: mcp_types.Tool) -> str | None:
@@ -311,6 +330,8 @@ def _unusable(remote: mcp_types.Tool) -> str | None:
         ("inputSchema", remote.input_schema),
         ("outputSchema", remote.output_schema),
     ):
+        if schema is not None and json_depth(schema) > MAX_DEPTH:
+            return f"its {which} nests deeper than {MAX_DEPTH} levels"
         problem = _schema_problem(schema)
         if problem:
             return f"its {which} is not valid JSON Schema: {problem}"
@@ -330,6 +351,21 @@ def _schema_problem(schema: dict[str, Any] | None) -> str | None:
         where = "/".join(str(part) for part in found.absolute_path) or "the root"
         return f"at {where}: {found.message}"
     return None
+
+
+def json_depth(value: Any) -> int:
+    """How deep JSON data nests, without recursion: a scalar (or an empty ``{}`` or
+    ``[]``) is 1 level, a dict or list one more than its deepest item."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break  # deep enough to refuse: no need to walk the rest
+        children = item.values() if isinstance(item, Mapping) else item
+        if isinstance(item, (Mapping, list, tuple)):
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def local_names(remote: Sequence[str], prefix: str = "") -> list[str]:

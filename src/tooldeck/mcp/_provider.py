@@ -28,7 +28,7 @@ from fastmcp import FastMCP
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult as FastMCPResult
-from mcp_types import TextContent, ToolAnnotations
+from mcp_types import Icon, TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
 from tooldeck._result import clip, failure_text, outside_text, problem_lines, to_text
@@ -108,11 +108,8 @@ class ServedTool(FastMCPTool):
     def get_meta(self) -> dict[str, Any]:
         # The exported `_meta` as is (tags where both fastmcp majors look), not
         # fastmcp's own, which would drop 2.x's `_fastmcp`.
+        # (A proxy's export keeps its server's `_meta` too, our tag sections winning.)
         meta: dict[str, Any] = json.loads(json.dumps(self._export["_meta"]))
-        tool = self._tool
-        if isinstance(tool, ProxyTool) and tool.remote.meta:
-            # A proxy keeps its server's `_meta` (our tag sections win).
-            meta = {**json.loads(json.dumps(tool.remote.meta)), **meta}
         return meta
 
     def to_mcp_tool(self, **overrides: Any) -> Any:
@@ -178,22 +175,18 @@ def served_tool(
     tool: Tool[..., Any], exported: Mapping[str, Any], context: Any = None
 ) -> ServedTool:
     """``tool`` as fastmcp serves it (see the module docstring)."""
-    output = exported.get("outputSchema")
+    # All of it from the export (a proxy's is its server's listing): what is served is
+    # what is exported.
     annotations = exported.get("annotations")
-    description = exported["description"]
-    title = icons = None
-    if isinstance(tool, ProxyTool):  # as the server listed it, nothing made up
-        remote = tool.remote
-        output, title, icons = remote.output_schema, remote.title, remote.icons
-        description = remote.description
+    icons = exported.get("icons")
     served = ServedTool(
         name=exported["name"],
-        title=title,
-        description=description,
+        title=exported.get("title"),
+        description=exported.get("description"),
         parameters=exported["inputSchema"],
-        output_schema=output,
+        output_schema=exported.get("outputSchema"),
         annotations=ToolAnnotations.model_validate(annotations) if annotations else None,
-        icons=icons,
+        icons=[Icon.model_validate(icon) for icon in icons] if icons else None,
         tags=set(tool.tags),
     )
     served._tool = tool

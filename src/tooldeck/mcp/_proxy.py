@@ -21,7 +21,6 @@ came, through `ProxyTool.reply`.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -64,7 +63,8 @@ def to_value(result: mcp_types.CallToolResult, *, wrapped: bool = False) -> Any:
     ``is_error`` → ``{"error": <text>}``; structured content → it (fastmcp's
     ``{"result": x}`` → ``x`` when the tool's output schema or the result's meta marks
     it wrapped); else the first content item: text → ``json.loads`` of it or the text
-    itself; anything else (image, audio, resource) → its ``.model_dump()``.
+    itself (text nested too deeply to parse is text too); anything else (image,
+    audio, resource) → its ``.model_dump()``.
     """
     if result.is_error:
         return {"error": error_text(result)}
@@ -77,11 +77,21 @@ def to_value(result: mcp_types.CallToolResult, *, wrapped: bool = False) -> Any:
         return None
     first = result.content[0]
     if first.type == "text":
-        try:
-            return json.loads(first.text)
-        except ValueError:
-            return first.text
+        return _json_or_text(first.text)
     return first.model_dump()
+
+
+def _json_or_text(text: str) -> Any:
+    """``text`` parsed as JSON (NaN and Infinity too, as ``json.loads`` reads them), or
+    the text as it came when it is not JSON.
+
+    Parsed by jiter, whose nesting is bounded: a server's 100,000 ``[`` is text, not a
+    ``RecursionError`` (nor a value nested too deeply for whatever walks it next).
+    """
+    try:
+        return from_json(text, allow_inf_nan=True)
+    except ValueError:
+        return text
 
 
 def error_text(result: mcp_types.CallToolResult) -> str:
@@ -158,6 +168,32 @@ class ProxyTool(Tool[..., Any]):
     def title(self) -> str | None:
         """The remote tool's display title (MCP ``Tool.title``), if it has one."""
         return self.remote.title
+
+    def _export(self, format: str, strict: bool) -> dict[str, Any]:
+        """In the ``mcp`` format, the tool as a gateway serves it (what is served is what
+        is exported): as the server listed it, under its local name, with its title,
+        icons and output schema, and its ``_meta`` with our tag sections."""
+        exported = super()._export(format, strict)
+        if format != "mcp":
+            return exported
+        remote = self.remote
+        tool: dict[str, Any] = {"name": exported["name"]}
+        if remote.title is not None:
+            tool["title"] = remote.title
+        if remote.description is not None:  # nothing made up for a tool without one
+            tool["description"] = remote.description
+        tool["inputSchema"] = exported["inputSchema"]
+        if remote.output_schema is not None:
+            tool["outputSchema"] = copy_json(remote.output_schema)
+        if remote.icons:
+            tool["icons"] = [
+                icon.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for icon in remote.icons
+            ]
+        if "annotations" in exported:
+            tool["annotations"] = exported["annotations"]
+        tool["_meta"] = {**copy_json(remote.meta or {}), **exported["_meta"]}
+        return tool
 
     # -- the call faces -----------------------------------------------------------------
 

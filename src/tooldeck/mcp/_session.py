@@ -48,7 +48,8 @@ class RemoteFailure(Exception):
     ``str()`` names the server and says what happened.
 
     Attributes:
-        server: The server, as `describe` names it (``None``: the failure is local).
+        server: The server, as `describe` names it (``None``: the failure is local):
+            never a command line, a secret or a local path.
         reason: What happened (``"did not answer ... within 3 seconds"``).
         timed_out: Whether the timeout fired.
     """
@@ -69,10 +70,11 @@ class Session:
     """
 
     def __init__(self, transport: Any, timeout: float | None) -> None:
-        from ._transports import Refusals, describe
+        from ._transports import Refusals, describe, redactor
 
         self.transport = transport
         self.server = describe(transport)
+        self.redact = redactor(transport)
         self.timeout = timeout
         self.refusals: Refusals = Refusals()
         self._client: fastmcp.Client[Any] | None = None
@@ -181,7 +183,7 @@ class Session:
             ) from None
 
     def _failure(self, what: str, exc: BaseException) -> RemoteFailure:
-        text = str(exc).strip()
+        text = self.redact(str(exc).strip())  # a library's words may quote a secret
         reason = text.splitlines()[0] if text else type(exc).__name__
         return RemoteFailure(f"failed to {what}: {reason}", server=self.server)
 

@@ -1,6 +1,8 @@
 """Reaching a server: a ``fastmcp.Client`` for whatever ``use_mcp`` was given.
 
-* ``describe`` names a server the way messages show it (its URL, its command...).
+* ``describe`` names a server the way messages show it (its URL without credentials
+  or query, its command's base name...), and ``redactor`` takes the rest of what
+  could be secret (a command line, a token) out of an exception's text.
 * ``new_client`` builds the client: the server's notifications (logs, progress) go to
   the ``tooldeck.mcp`` logger; HTTP answers 401 and 403 are recorded, so a refused
   credential can be named instead of surfacing as "Server returned an error response";
@@ -20,6 +22,8 @@ import contextlib
 import copy
 import dataclasses
 import logging
+import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import PurePath
 from typing import Any
@@ -45,7 +49,7 @@ from pydantic import ValidationError
 
 from ._extra import logger
 
-__all__ = ["GatewaySession", "Refusals", "describe", "new_client"]
+__all__ = ["GatewaySession", "Refusals", "describe", "new_client", "redactor", "safe_url"]
 
 # MCP logging levels (RFC 5424's) → Python's.
 _LEVELS = {
@@ -61,15 +65,23 @@ _LEVELS = {
 
 
 def describe(transport: Any) -> str:
-    """How messages name a server: its URL, its command line, its in-process name..."""
+    """How messages name a server: never a command line, a secret or a local path.
+
+    Its URL without credentials, query or fragment; its command's base name (and its
+    script's, ``python server.py``); its in-process or configured MCP name. What a
+    message shows reaches models and every client of a gateway.
+    """
     if isinstance(transport, Client):
         return describe(transport.transport)
+    if isinstance(transport, str) and "://" in transport:
+        return safe_url(transport)
     if isinstance(transport, (str, PurePath)):
-        return str(transport)
+        return PurePath(transport).name or "a local script"
     if isinstance(transport, (StreamableHttpTransport, SSETransport)):
-        return transport.url
+        return safe_url(transport.url)
     if isinstance(transport, StdioTransport):
-        return " ".join([transport.command, *transport.args])
+        script = next((a for a in transport.args if a.endswith(_SCRIPT_SUFFIXES)), None)
+        return " ".join(PurePath(part).name for part in (transport.command, script) if part)
     if isinstance(transport, FastMCP):
         return f"in-process server {transport.name!r}"
     if isinstance(transport, FastMCPTransport):
@@ -78,7 +90,69 @@ def describe(transport: Any) -> str:
         servers = transport.get("mcpServers")
         names = ", ".join(map(str, servers)) if isinstance(servers, Mapping) else "?"
         return f"MCP config ({names})"
-    return repr(transport)
+    return f"over {type(transport).__name__}"  # its repr may hold anything
+
+
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".jar")
+# Anything that looks like a URL inside some other text (an exception's message).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+
+
+def _command_secrets(command: str, args: Any, env: Any) -> list[tuple[Any, str]]:
+    """A command line's parts, each with what a message shows instead."""
+    hidden: list[tuple[Any, str]] = [(command, PurePath(command).name)]
+    hidden += [(arg, "…") for arg in (args if isinstance(args, list) else ())]
+    hidden += [(value, "…") for value in (env.values() if isinstance(env, Mapping) else ())]
+    return hidden
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its credentials, query string and fragment."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "(a URL that does not parse)"
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def redactor(transport: Any) -> Callable[[str], str]:
+    """A function that takes what could be secret about ``transport`` out of a text
+    (an exception's message): URLs lose credentials and query, a command line and its
+    arguments, headers and environment values are cut out."""
+    hidden: list[tuple[str, str]] = []
+    inner = transport.transport if isinstance(transport, Client) else transport
+    if isinstance(inner, (str, PurePath)) and "://" not in str(inner):
+        hidden.append((str(inner), describe(inner)))
+    if isinstance(inner, StdioTransport):
+        hidden += _command_secrets(inner.command, inner.args, inner.env)
+    if isinstance(inner, (StreamableHttpTransport, SSETransport)):
+        hidden += [(value, "…") for value in (inner.headers or {}).values()]
+    servers = inner.get("mcpServers") if isinstance(inner, Mapping) else None
+    for entry in servers.values() if isinstance(servers, Mapping) else ():
+        if isinstance(entry, Mapping):  # an MCP config: each server's command and headers
+            command, args = entry.get("command"), entry.get("args")
+            if isinstance(command, str):
+                hidden += _command_secrets(command, args, entry.get("env"))
+            headers = entry.get("headers")
+            hidden += [(v, "…") for v in (headers.values() if isinstance(headers, Mapping) else ())]
+    # Longest first, so a part of a longer secret never leaves the rest behind; very
+    # short ones ("-y", "1") would only mangle the text.
+    pairs = sorted(
+        ((s, r) for s, r in hidden if isinstance(s, str) and len(s) >= 4 and s != r),
+        key=lambda pair: -len(pair[0]),
+    )
+
+    def redact(text: str) -> str:
+        for secret, shown in pairs:
+            text = text.replace(secret, shown)
+        return _URL.sub(lambda found: safe_url(found.group()), text)
+
+    return redact
 
 
 class Refusals:
@@ -106,7 +180,7 @@ class Refusals:
             return
         self.count += 1
         self.status = response.status_code
-        self.url = str(response.url)
+        self.url = safe_url(str(response.url))
         self.sent_credentials = "authorization" in response.request.headers
         self.detail = response.headers.get("www-authenticate", "")
 

@@ -12,7 +12,11 @@ then fails in its own way:
 * ``rpc_error``: a JSON-RPC error instead of a result;
 * ``wrong_id``: answers a request id that was never sent;
 * ``not_object``: structured content that is a list, not an object;
-* ``error_no_text``: ``isError`` without any text.
+* ``error_no_text``: ``isError`` without any text;
+* ``deep_text``: text of 100,000 ``[`` (JSON nested deeper than any parser's stack);
+* ``deep_structured``: structured content nested 5,000 levels deep (a message the
+  client cannot parse);
+* ``deep_error``: ``isError`` whose text is 100,000 ``[``.
 
 No imports beyond the standard library: it starts in milliseconds.
 """
@@ -35,6 +39,9 @@ NAMES = [
     "wrong_id",
     "not_object",
     "error_no_text",
+    "deep_text",
+    "deep_structured",
+    "deep_error",
 ]
 TOOLS = [{"name": n, "inputSchema": {"type": "object", "properties": {}}} for n in NAMES]
 
@@ -70,6 +77,17 @@ def call(request_id: Any, name: str) -> None:
         result(request_id, {"content": [], "structuredContent": [1, 2]})
     elif name == "error_no_text":
         result(request_id, {"content": [], "isError": True})
+    elif name == "deep_text":
+        result(request_id, {"content": [{"type": "text", "text": "[" * 100_000}]})
+    elif name == "deep_structured":
+        deep = '{"a":' * 5000 + "1" + "}" * 5000
+        text = '{"content": [], "structuredContent": ' + deep + "}"
+        head = f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": '
+        sys.stdout.write(head + text + "}\n")
+        sys.stdout.flush()
+    elif name == "deep_error":
+        text = "[" * 100_000
+        result(request_id, {"content": [{"type": "text", "text": text}], "isError": True})
 
 
 def main() -> None:

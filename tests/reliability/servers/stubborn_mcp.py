@@ -5,10 +5,12 @@ first, so a test can check the process is gone afterwards. MODE:
 
 * ``freeze``: stops itself (SIGSTOP) before reading anything: ``initialize`` never
   gets an answer;
+* ``freeze-first``: stops itself on the first request it reads (``initialize``);
 * ``freeze-list``: answers ``initialize``, then stops itself on ``tools/list``;
 * ``mute-list``: answers ``initialize`` and pings, never ``tools/list`` (alive, reading);
 * ``die-list``: exits on ``tools/list``;
 * ``drip-list``: answers ``tools/list`` one byte every 0.2 s, forever;
+* ``deep-list``: lists, beside its tools, one whose ``inputSchema`` nests 130 levels;
 * ``serve``: lists its tools; calling ``freeze`` stops the process, ``mute`` is never
   answered, ``good`` answers its process id.
 
@@ -41,6 +43,8 @@ def freeze() -> None:
 
 
 def answer(mode: str, request_id: Any, method: str | None, params: dict[str, Any]) -> None:
+    if mode == "freeze-first":
+        freeze()
     if method == "initialize":
         version = params.get("protocolVersion", "2025-06-18")
         result = {
@@ -74,6 +78,12 @@ def list_tools(mode: str, request_id: Any) -> None:
                 time.sleep(0.2)
     elif mode == "serve":
         send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
+    elif mode == "deep-list":
+        schema: dict[str, Any] = {"type": "string"}
+        for _ in range(130):
+            schema = {"type": "array", "items": schema}
+        deep = {"name": "deep", "inputSchema": {"type": "object", "properties": {"a": schema}}}
+        send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": [*TOOLS, deep]}})
     # mute-list: no answer
 
 
