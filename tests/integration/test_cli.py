@@ -553,6 +553,14 @@ HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
         (("--port", "-1"), ("--port", "from 0 to 65535")),
         (("--token", "alice=t1", "--token", "t2"), ("NAME=TOKEN",)),
         (("--token", "alice=t1", "--token", "bob=t1"), ("alice", "bob", "share one token")),
+        (("--max-sessions-per-client", "0"), ("--max-sessions-per-client", "positive")),
+        (("--max-sessions-per-client", "2.5"), ("--max-sessions-per-client", "2.5")),
+        (("--session-idle-timeout", "-1"), ("--session-idle-timeout", "positive")),
+        (("--session-idle-timeout", "nan"), ("--session-idle-timeout", "nan")),
+        (
+            ("--stateless", "--max-sessions-per-client", "3"),
+            ("max_sessions_per_client", "stateless serving keeps no sessions"),
+        ),
     ],
 )
 def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ...]) -> None:
@@ -607,6 +615,42 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
                 url, json=INITIALIZE, headers={**headers, "Authorization": "Bearer t-carol"}
             )
             assert refused.status_code == 401
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+async def test_serve_caps_the_sessions_of_each_client() -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "tooldeck", *HTTP, "--port", str(port),
+            "--token", "alice=t-alice", "--token", "bob=t-bob",
+            "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
+        ],
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"Accept": "application/json, text/event-stream"}
+        async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:
+
+            async def initialize(token: str) -> httpx.Response:
+                auth = {**headers, "Authorization": f"Bearer {token}"}
+                return await http.post(url, json=INITIALIZE, headers=auth)
+
+            assert (await initialize("t-alice")).status_code == 200
+            refused = await initialize("t-alice")
+            assert refused.status_code == 429
+            assert "max_sessions_per_client=1" in refused.json()["error"]["message"]
+            assert (await initialize("t-bob")).status_code == 200
     finally:
         process.terminate()
         try:

@@ -172,6 +172,8 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
         "--token": options.tokens,
         "--stateless": options.stateless,
         "--allow-host": options.allowed_hosts,
+        "--max-sessions-per-client": options.max_sessions_per_client,
+        "--session-idle-timeout": options.session_idle_timeout,
     }
     given = [flag for flag, value in http_only.items() if value]
     if given and options.transport == "stdio":
@@ -190,6 +192,8 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
             match=options.match,
             stateless=options.stateless,
             allowed_hosts=options.allowed_hosts,
+            max_sessions_per_client=options.max_sessions_per_client,
+            session_idle_timeout=options.session_idle_timeout,
         )
     except (ImportError, ValueError, OSError) as exc:
         # The `mcp` extra is missing, an empty token, a port that cannot be listened on.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -159,6 +160,19 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         help="HTTP only: accept this Host name besides loopback ones (repeat for several; "
         "patterns such as *.example.com work)",
     )
+    parser.add_argument(
+        "--max-sessions-per-client",
+        type=_positive_int,
+        metavar="N",
+        help="HTTP only: the most sessions one client (token, else address) may hold "
+        "open; one more is refused with HTTP 429 (default: 100)",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="HTTP only: close a session idle this long (default: 1800)",
+    )
     parser.add_argument("--name", default="tooldeck", help="the server name clients see")
     _add_tag_options(parser)
 
@@ -172,3 +186,23 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be an integer from 0 to 65535, got {text!r}")
     return port
+
+
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return number
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return seconds

@@ -74,6 +74,8 @@ def http_app(
     tags: Tags = None,
     match: Match = "any",
     context: ServedContext = None,
+    max_sessions_per_client: int | None = None,
+    session_idle_timeout: float | None = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -95,12 +97,20 @@ def http_app(
         match: ``"all"``: only tools carrying all of ``tags``.
         context: Values for injected parameters: a mapping, or a callable of the
             request's ``fastmcp.Context`` returning one (see `as_mcp_server`).
+        max_sessions_per_client: The most sessions one client (a token's client id,
+            else an address) may hold open at once; one more is refused with HTTP 429
+            naming the limit (default: 100). Stateful serving only.
+        session_idle_timeout: Seconds after which a session with no request in flight
+            is closed (default: 1800). Stateful serving only.
 
     Raises:
-        ValueError: An empty token, or an allowed host that is not a name.
+        ValueError: An empty token, an allowed host that is not a name, a session limit
+            that is not a positive number, or one given with ``stateless=True``.
     """
     require_fastmcp()
-    options = _http_options(token, stateless, allowed_hosts)
+    options = _http_options(
+        token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout
+    )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     return server.http_app(path=path, **options)
 
@@ -118,6 +128,8 @@ def serve(
     stateless: bool = False,
     allowed_hosts: Iterable[str] | None = None,
     context: ServedContext = None,
+    max_sessions_per_client: int | None = None,
+    session_idle_timeout: float | None = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -134,10 +146,15 @@ def serve(
         stateless: HTTP only: keep no per-client session (see `http_app`).
         allowed_hosts: HTTP only: ``Host`` names to accept besides loopback ones.
         context: Values for injected parameters (see `as_mcp_server`).
+        max_sessions_per_client: HTTP only: the most sessions one client may hold open
+            (default: 100; see `http_app`).
+        session_idle_timeout: HTTP only: seconds before an idle session is closed
+            (default: 1800).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
-            token, an HTTP-only option with stdio).
+            token, a session limit with ``stateless=True``, an HTTP-only option with
+            stdio).
         OSError: The port cannot be listened on (say, it is in use).
     """
     if transport not in ("stdio", "http"):
@@ -152,26 +169,32 @@ def serve(
             token=token,
             stateless=stateless,
             allowed_hosts=allowed_hosts,
+            max_sessions_per_client=max_sessions_per_client,
+            session_idle_timeout=session_idle_timeout,
         )
         return
     _check_port(port)
-    options = _http_options(token, stateless, [*(allowed_hosts or ()), *_named(host)])
-    if not options["middleware"] and not _is_loopback(host):
+    hosts = [*(allowed_hosts or ()), *_named(host)]
+    options = _http_options(token, stateless, hosts, max_sessions_per_client, session_idle_timeout)
+    if not _checks_tokens(options) and not _is_loopback(host):
         warnings.warn(
             f"serving MCP on {host} without a token: anyone who can reach it may call",
             stacklevel=2,
         )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     listener = _listen(host, port)
-    server.run(
-        transport="http",
-        host=host,
-        port=port,
-        path=HTTP_PATH,
-        sockets=[listener],
-        show_banner=False,
-        **options,
-    )
+    _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
+
+
+def _run_uvicorn(app: Starlette, listener: socket.socket) -> None:
+    """What ``FastMCP.run(transport="http")`` does, for an app built here: its
+    ``run_http_async`` has no ``session_idle_timeout`` to hand on to ``http_app``."""
+    import fastmcp
+    import uvicorn
+
+    level = str(fastmcp.settings.log_level).lower()
+    config = uvicorn.Config(app, lifespan="on", timeout_graceful_shutdown=2, log_level=level)
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 def _serve_stdio(
@@ -193,19 +216,41 @@ def _serve_stdio(
 
 
 def _http_options(
-    token: Token, stateless: bool, allowed_hosts: Iterable[str] | None
+    token: Token,
+    stateless: bool,
+    allowed_hosts: Iterable[str] | None,
+    max_sessions_per_client: int | None,
+    session_idle_timeout: float | None,
 ) -> dict[str, Any]:
     from starlette.middleware import Middleware
 
     from ._auth import BearerTokens, guard_options, tokens
+    from ._session_limits import SessionLimits, check_limits
 
     accepted = tokens(token)
+    cap, idle = check_limits(max_sessions_per_client, session_idle_timeout)
     middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
-    return {
-        "middleware": middleware,
-        "stateless_http": bool(stateless),
-        **guard_options(allowed_hosts),
-    }
+    options: dict[str, Any] = {"stateless_http": bool(stateless)}
+    if stateless:
+        limits = [
+            ("max_sessions_per_client", max_sessions_per_client),
+            ("session_idle_timeout", session_idle_timeout),
+        ]
+        given = [key for key, value in limits if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: stateless serving keeps no sessions to limit")
+    else:
+        # After the token check, so the cap is per client id; the session manager reaps
+        # idle sessions after the same timeout as the cap forgets them.
+        middleware.append(Middleware(SessionLimits, cap=cap, idle_timeout=idle))
+        options["session_idle_timeout"] = idle
+    return {"middleware": middleware, **options, **guard_options(allowed_hosts)}
+
+
+def _checks_tokens(options: Mapping[str, Any]) -> bool:
+    from ._auth import BearerTokens
+
+    return any(entry.cls is BearerTokens for entry in options["middleware"])
 
 
 def _check_port(port: Any) -> None:
