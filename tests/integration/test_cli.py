@@ -553,6 +553,8 @@ HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
         (("--port", "-1"), ("--port", "from 0 to 65535")),
         (("--token", "alice=t1", "--token", "t2"), ("NAME=TOKEN",)),
         (("--token", "alice=t1", "--token", "bob=t1"), ("alice", "bob", "share one token")),
+        (("--token", "pässwörd"), ("token has a character outside printable ASCII",)),
+        (("--token", "alice=pässwörd"), ("client 'alice'", "outside printable ASCII")),
         (("--max-sessions-per-client", "0"), ("--max-sessions-per-client", "positive")),
         (("--max-sessions-per-client", "2.5"), ("--max-sessions-per-client", "2.5")),
         (("--session-idle-timeout", "-1"), ("--session-idle-timeout", "positive")),
@@ -570,6 +572,11 @@ def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ..
 def test_serve_with_an_empty_token_in_the_environment_is_a_usage_error() -> None:
     run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="")
     assert_usage_error(run, "TOOLDECK_MCP_TOKEN is set but empty")
+
+
+def test_serve_with_a_non_ascii_token_in_the_environment_is_a_usage_error() -> None:
+    run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="台北-token")
+    assert_usage_error(run, "TOOLDECK_MCP_TOKEN has a character outside printable ASCII")
 
 
 def test_serve_on_a_port_in_use_is_a_usage_error() -> None:

@@ -400,6 +400,9 @@ async def test_without_a_token_there_is_no_client_id(served_with: Any) -> None:
         ({"": "alice"}, "non-empty str"),
         ({"t": ""}, "client id"),
         (3, "str or a non-empty mapping"),
+        ("pässwörd", "outside printable ASCII"),
+        ({"t-ok": "bob", "pässwörd": "alice"}, "client 'alice' has a character outside"),
+        ("token ", "ends with a space"),
     ],
 )
 def test_an_empty_token_is_a_usage_error(token: Any, message: str) -> None:
