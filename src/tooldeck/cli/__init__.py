@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from ._commands import COMMANDS, parse_arguments
 from ._loading import load_tools
+from ._output import shown
 from ._parser import parse
 from ._usage import UsageError
 
@@ -60,7 +61,7 @@ def _silence_stdout() -> None:
 
 def _error(message: str) -> None:
     lines = message.strip().splitlines() or ["unknown error"]
-    print(f"tooldeck: error: {lines[0]}", file=sys.stderr)
+    print(f"tooldeck: error: {shown(lines[0], one_line=True)}", file=sys.stderr)
 
 
 def _use_utf8() -> None:

@@ -9,6 +9,8 @@ from typing import Any, NoReturn
 
 from tooldeck import __version__
 
+from ._output import shown
+
 __all__ = ["DEFAULT_TOOLS", "FORMATS", "parse"]
 
 DEFAULT_TOOLS = "tooldeck.tools.weather:get_weather"
@@ -27,7 +29,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line of usage error (argparse would print the whole usage first)."""
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        shown_message = shown(message, one_line=True)  # it may quote what was typed
+        self.exit(2, f"{self.prog}: error: {shown_message} (see '{self.prog} --help')\n")
 
 
 def _parser() -> argparse.ArgumentParser:
