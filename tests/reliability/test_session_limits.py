@@ -238,5 +238,5 @@ def test_limits_with_stateless_serving_are_refused(limit: str) -> None:
 
 @pytest.mark.parametrize("limit", ["max_sessions_per_client", "session_idle_timeout"])
 def test_limits_with_stdio_are_refused(limit: str) -> None:
-    with pytest.raises(ValueError, match=f"{limit}: HTTP-only"):
+    with pytest.raises(ValueError, match=f"^{limit}: an HTTP-only option"):
         tooldeck.mcp.serve(registry(), transport="stdio", **{limit: 5})

@@ -175,23 +175,29 @@ def _to_text(value: Any) -> str:
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck serve``: the registry as an MCP server, until interrupted."""
     http_only = {
+        "--host": options.host,
+        "--port": options.port,
         "--token": options.tokens,
         "--stateless": options.stateless,
         "--allow-host": options.allowed_hosts,
         "--max-sessions-per-client": options.max_sessions_per_client,
         "--session-idle-timeout": options.session_idle_timeout,
     }
-    given = [flag for flag, value in http_only.items() if value]
+    given = [flag for flag, value in http_only.items() if value is not None and value is not False]
     if given and options.transport == "stdio":
-        raise UsageError(f"{', '.join(given)} apply to HTTP; add --transport http")
+        what = "is an HTTP-only option" if len(given) == 1 else "are HTTP-only options"
+        raise UsageError(
+            f"{', '.join(given)} {what}: add --transport http "
+            "(stdio serves the one client that started it)"
+        )
     token = _serve_token(options.tokens)
     if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
         registry.serve(
             transport=options.transport,
-            host=options.host,
-            port=options.port,
+            host="127.0.0.1" if options.host is None else options.host,
+            port=8000 if options.port is None else options.port,
             token=token,
             name=options.name,
             tags=options.tags,

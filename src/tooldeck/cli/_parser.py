@@ -122,7 +122,11 @@ def _add_call(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("name", metavar="NAME", help="the tool")
     parser.add_argument(
-        "arguments", nargs="*", metavar="KEY=VALUE", help="arguments (they win over --json)"
+        "arguments",
+        nargs="*",
+        default=[],  # without a default, argparse reports a missing `*` positional as required
+        metavar="KEY=VALUE",
+        help="arguments (they win over --json)",
     )
     parser.add_argument(
         "--json", dest="json_arguments", metavar="OBJECT", help="arguments as a JSON object"
@@ -140,8 +144,9 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         description="Serve the enabled tools over MCP (stdio, or streamable HTTP at /mcp).",
     )
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: %(default)s")
-    parser.add_argument("--port", type=_port, default=8000, help="HTTP only; default: %(default)s")
+    # No defaults here: `serve` tells a --host or --port given with stdio from none given.
+    parser.add_argument("--host", help="HTTP only; default: 127.0.0.1")
+    parser.add_argument("--port", type=_port, help="HTTP only; default: 8000")
     parser.add_argument(
         "--token",
         dest="tokens",

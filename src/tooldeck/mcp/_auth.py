@@ -55,7 +55,7 @@ def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
         _check_sendable(token, TOKEN_ENV)
     if isinstance(token, str):
         if not token:
-            raise ValueError("token is empty: pass a real token, or None for no token")
+            raise ValueError("token is empty: an empty token is not 'no token'; give a real one")
         _check_sendable(token, "token")
         return {token: DEFAULT_CLIENT}
     if not isinstance(token, Mapping) or not token:

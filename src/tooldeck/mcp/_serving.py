@@ -10,7 +10,9 @@ FastAPI (pass its ``lifespan`` to the parent app) or to run under any ASGI serve
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["as_mcp_server", "http_app", "serve"]
 
 HTTP_PATH = "/mcp"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
 Tags = str | Iterable[str] | None
 Match = Literal["any", "all"]
 # Values for injected parameters: a mapping, or a callable of the request's context.
@@ -119,8 +123,8 @@ def serve(
     registry: ToolRegistry,
     *,
     transport: str = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
     token: Token = None,
     name: str = "tooldeck",
     tags: Tags = None,
@@ -166,6 +170,9 @@ def serve(
             tags=tags,
             match=match,
             context=context,
+            # A host or port other than the defaults was asked for: HTTP-only too.
+            host=None if host == DEFAULT_HOST else host,
+            port=None if port == DEFAULT_PORT else port,
             token=token,
             stateless=stateless,
             allowed_hosts=allowed_hosts,
@@ -177,10 +184,7 @@ def serve(
     hosts = [*(allowed_hosts or ()), *_named(host)]
     options = _http_options(token, stateless, hosts, max_sessions_per_client, session_idle_timeout)
     if not _checks_tokens(options) and not _is_loopback(host):
-        warnings.warn(
-            f"serving MCP on {host} without a token: anyone who can reach it may call",
-            stacklevel=2,
-        )
+        _warn(f"serving MCP on {host} without a token: anyone who can reach it may call")
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     listener = _listen(host, port)
     _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
@@ -206,10 +210,12 @@ def _serve_stdio(
     context: ServedContext,
     **http_only: Any,
 ) -> None:
-    given = [key for key, value in http_only.items() if value not in (None, False)]
+    given = [key for key, value in http_only.items() if value is not None and value is not False]
     if given:
+        options = "an HTTP-only option" if len(given) == 1 else "HTTP-only options"
         raise ValueError(
-            f"{', '.join(given)}: HTTP-only options; stdio has no remote clients to check"
+            f"{', '.join(given)}: {options}; stdio serves the one client that started the "
+            "process (use transport='http')"
         )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     server.run(transport="stdio", show_banner=False)
@@ -245,6 +251,15 @@ def _http_options(
         middleware.append(Middleware(SessionLimits, cap=cap, idle_timeout=idle))
         options["session_idle_timeout"] = idle
     return {"middleware": middleware, **options, **guard_options(allowed_hosts)}
+
+
+def _warn(message: str) -> None:
+    """A ``UserWarning`` pointing at the caller's line, outside tooldeck's own code."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def _checks_tokens(options: Mapping[str, Any]) -> bool:
