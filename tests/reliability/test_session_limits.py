@@ -177,6 +177,19 @@ async def test_a_real_client_works_within_the_cap(capped: str) -> None:
             assert (await client.call_tool("add", {"a": 2, "b": 3})).data == 5
 
 
+async def test_sessionless_requests_are_neither_counted_nor_refused(capped: str) -> None:
+    # The protocol's sessionless era (no initialize handshake) opens no session: a client
+    # at its cap still calls that way, and such calls leave no place taken.
+    for _ in range(2):
+        assert open_session(capped, "t-alice").status_code == 200
+    assert open_session(capped, "t-alice").status_code == 429
+    for _ in range(3):
+        transport = StreamableHttpTransport(capped, auth="t-alice")
+        async with Client(transport, mode="auto", timeout=STARTUP) as client:
+            assert (await client.call_tool("add", {"a": 2, "b": 3})).data == 5
+            assert client.transport.get_session_id() is None
+
+
 def test_serve_takes_the_limits() -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

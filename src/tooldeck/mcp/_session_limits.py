@@ -96,8 +96,10 @@ class SessionLimits:
         client = self.clients.setdefault(who, _Client())
         self._expire(client)
         session_id = _header(scope, _SESSION_HEADER)
-        if session_id is None:
+        if session_id is None and not _opens_no_session(scope):
             await self._open(who, client, scope, receive, send)
+        elif session_id is None:
+            await self.app(scope, receive, send)
         else:
             await self._use(who, client, session_id, scope, receive, send)
 
@@ -215,6 +217,20 @@ def _client_key(scope: Scope) -> str:
         return f"client {client_id}"
     peer = scope.get("client")
     return f"address {peer[0]}" if peer else "address unknown"
+
+
+def _opens_no_session(scope: Scope) -> bool:
+    """A request of the protocol's sessionless era (a ``MCP-Protocol-Version`` that has
+    no initialize handshake): the session manager serves it without a session, so it
+    neither counts nor is refused."""
+    version = _header(scope, b"mcp-protocol-version")
+    if version is None:
+        return False
+    try:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    except ImportError:  # an SDK without the sessionless era: every request may open one
+        return False
+    return version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
