@@ -29,6 +29,14 @@ raise Abort("the module gave up")
     "generator_exit": "raise GeneratorExit('closing')\n",
     "system_exit_code": "import sys\nsys.exit(3)\n",
     "system_exit_text": "import sys\nsys.exit('no tools today')\n",
+    "top_level_object_raising": """
+class Sly:
+    @property
+    def __class__(self):
+        raise RuntimeError("what am I?")
+
+sly = Sly()  # read when the module's top-level tools are looked for
+""",
     "unprintable_error": """
 class Odd(Exception):
     def __str__(self):
