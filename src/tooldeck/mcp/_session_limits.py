@@ -151,12 +151,14 @@ class SessionLimits:
         status: list[int] = []
 
         async def watch(message: Message) -> None:
-            nonlocal session
+            nonlocal client, session
             if message["type"] == "http.response.start":
                 status.append(message["status"])
                 if session is None and message["status"] < 400:
                     # Expired here a moment before the manager reaped it, and used again
-                    # in time: it lives on, so it counts again.
+                    # in time: it lives on, so it counts again (under the client's entry,
+                    # put back if another request found it empty and dropped it).
+                    client = self.clients.setdefault(who, client)
                     session = client.sessions.setdefault(session_id, _Session())
                     session.in_flight += 1
             await send(message)
