@@ -197,7 +197,10 @@ def _run_uvicorn(app: Starlette, listener: socket.socket) -> None:
     import uvicorn
 
     level = str(fastmcp.settings.log_level).lower()
-    config = uvicorn.Config(app, lifespan="on", timeout_graceful_shutdown=2, log_level=level)
+    # The plain asyncio loop, as FastMCP.run has (uvicorn would pick uvloop if installed).
+    config = uvicorn.Config(
+        app, loop="asyncio", lifespan="on", timeout_graceful_shutdown=2, log_level=level
+    )
     uvicorn.Server(config).run(sockets=[listener])
 
 
