@@ -148,6 +148,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         stateless: bool = False,
         allowed_hosts: Iterable[str] | None = None,
         context: ServedContext = None,
+        max_sessions_per_client: int | None = None,
+        session_idle_timeout: float | None = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
         `tooldeck.mcp.serve`)."""
@@ -165,6 +167,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             stateless=stateless,
             allowed_hosts=allowed_hosts,
             context=context,
+            max_sessions_per_client=max_sessions_per_client,
+            session_idle_timeout=session_idle_timeout,
         )
 
     def http_app(
@@ -178,6 +182,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         match: Match = "any",
         context: ServedContext = None,
+        max_sessions_per_client: int | None = None,
+        session_idle_timeout: float | None = None,
     ) -> Starlette:
         """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
         from . import mcp
@@ -192,6 +198,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             tags=tags,
             match=match,
             context=context,
+            max_sessions_per_client=max_sessions_per_client,
+            session_idle_timeout=session_idle_timeout,
         )
 
     def close(self) -> None:

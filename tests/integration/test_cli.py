@@ -63,6 +63,7 @@ def tooldeck(*args: str, cwd: Path | None = None, **env: str) -> Run:
     done = subprocess.run(
         [sys.executable, "-m", "tooldeck", *args],
         capture_output=True,
+        stdin=subprocess.DEVNULL,  # a stdio server that should not have started ends at once
         env=cli_env(**env),
         cwd=cwd,
         timeout=TIMEOUT,
@@ -537,11 +538,63 @@ def test_serve_usage_errors() -> None:
     assert_usage_error(tooldeck("serve", "--token", "x"), "--transport http")
     assert_usage_error(tooldeck("serve", "--stateless"), "--stateless", "--transport http")
     assert_usage_error(tooldeck("serve", "--allow-host", "a.example"), "--allow-host")
+    run = tooldeck("serve", "--token", "x", "--port", "9000")
+    assert_usage_error(run, "--port, --token are HTTP-only options", "--transport http")
     assert_usage_error(tooldeck("serve", "--transport", "carrier-pigeon"), "carrier-pigeon")
     assert_usage_error(tooldeck("serve", "--tools", "broken_tools"), "broken_tools")
 
 
 HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
+HTTP_ONLY = [
+    ("--host", "0.0.0.0"),
+    ("--host", "127.0.0.1"),
+    ("--port", "8000"),
+    ("--token", "t"),
+    ("--token", "alice=t"),
+    ("--stateless",),
+    ("--allow-host", "tools.example"),
+    ("--max-sessions-per-client", "5"),
+    ("--session-idle-timeout", "60"),
+]
+
+
+@pytest.mark.parametrize("transport", [(), ("--transport", "stdio")], ids=["default", "stdio"])
+@pytest.mark.parametrize("option", HTTP_ONLY, ids=lambda option: " ".join(option))
+def test_http_only_options_with_stdio_are_usage_errors(
+    transport: tuple[str, ...], option: tuple[str, ...]
+) -> None:
+    run = tooldeck("serve", "--tools", "cli_tools", *transport, *option)
+    assert_usage_error(run, f"{option[0]} is an HTTP-only option", "add --transport http")
+
+
+def test_an_empty_token_is_refused_in_the_cli_s_words() -> None:
+    run = tooldeck(*HTTP, "--token", "")
+    assert_usage_error(run, "token is empty")
+    assert "None" not in run.err
+
+
+def test_serving_beyond_loopback_without_a_token_warns_in_one_tooldeck_line() -> None:
+    with socket.socket() as taken:  # the warning comes first, then the port in use ends it
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        run = tooldeck(*HTTP, "--host", "0.0.0.0", "--port", port)
+    assert run.status == 2
+    lines = [line for line in run.err.splitlines() if not line.startswith("cli_tools imported")]
+    assert lines[0] == (
+        "tooldeck: warning: serving MCP on 0.0.0.0 without a token: "
+        "anyone who can reach it may call"
+    )
+    assert lines[1].startswith("tooldeck: error: cannot serve MCP on 0.0.0.0")
+    assert len(lines) == 2
+    assert "Warning" not in run.err and ".py" not in run.err
+
+
+def test_call_usage_does_not_mark_the_arguments_required() -> None:
+    run = tooldeck("call")
+    assert_usage_error(run, "required: NAME")
+    assert "KEY=VALUE" not in run.err
+    assert "NAME [KEY=VALUE ...]" in " ".join(tooldeck("call", "--help").out.split())
 
 
 @pytest.mark.parametrize(
@@ -553,6 +606,16 @@ HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
         (("--port", "-1"), ("--port", "from 0 to 65535")),
         (("--token", "alice=t1", "--token", "t2"), ("NAME=TOKEN",)),
         (("--token", "alice=t1", "--token", "bob=t1"), ("alice", "bob", "share one token")),
+        (("--token", "pässwörd"), ("token has a character outside printable ASCII",)),
+        (("--token", "alice=pässwörd"), ("client 'alice'", "outside printable ASCII")),
+        (("--max-sessions-per-client", "0"), ("--max-sessions-per-client", "positive")),
+        (("--max-sessions-per-client", "2.5"), ("--max-sessions-per-client", "2.5")),
+        (("--session-idle-timeout", "-1"), ("--session-idle-timeout", "positive")),
+        (("--session-idle-timeout", "nan"), ("--session-idle-timeout", "nan")),
+        (
+            ("--stateless", "--max-sessions-per-client", "3"),
+            ("max_sessions_per_client", "stateless serving keeps no sessions"),
+        ),
     ],
 )
 def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ...]) -> None:
@@ -562,6 +625,11 @@ def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ..
 def test_serve_with_an_empty_token_in_the_environment_is_a_usage_error() -> None:
     run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="")
     assert_usage_error(run, "TOOLDECK_MCP_TOKEN is set but empty")
+
+
+def test_serve_with_a_non_ascii_token_in_the_environment_is_a_usage_error() -> None:
+    run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="台北-token")
+    assert_usage_error(run, "TOOLDECK_MCP_TOKEN has a character outside printable ASCII")
 
 
 def test_serve_on_a_port_in_use_is_a_usage_error() -> None:
@@ -607,6 +675,42 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
                 url, json=INITIALIZE, headers={**headers, "Authorization": "Bearer t-carol"}
             )
             assert refused.status_code == 401
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+async def test_serve_caps_the_sessions_of_each_client() -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "tooldeck", *HTTP, "--port", str(port),
+            "--token", "alice=t-alice", "--token", "bob=t-bob",
+            "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
+        ],
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"Accept": "application/json, text/event-stream"}
+        async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:
+
+            async def initialize(token: str) -> httpx.Response:
+                auth = {**headers, "Authorization": f"Bearer {token}"}
+                return await http.post(url, json=INITIALIZE, headers=auth)
+
+            assert (await initialize("t-alice")).status_code == 200
+            refused = await initialize("t-alice")
+            assert refused.status_code == 429
+            assert "max_sessions_per_client=1" in refused.json()["error"]["message"]
+            assert (await initialize("t-bob")).status_code == 200
     finally:
         process.terminate()
         try:

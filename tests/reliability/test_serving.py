@@ -8,6 +8,7 @@ in-process tests use ``as_mcp_server`` directly.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import socket
@@ -400,6 +401,9 @@ async def test_without_a_token_there_is_no_client_id(served_with: Any) -> None:
         ({"": "alice"}, "non-empty str"),
         ({"t": ""}, "client id"),
         (3, "str or a non-empty mapping"),
+        ("pässwörd", "outside printable ASCII"),
+        ({"t-ok": "bob", "pässwörd": "alice"}, "client 'alice' has a character outside"),
+        ("token ", "ends with a space"),
     ],
 )
 def test_an_empty_token_is_a_usage_error(token: Any, message: str) -> None:
@@ -433,7 +437,45 @@ def test_a_port_in_use_is_an_error_saying_so() -> None:
             served_registry().serve("http", port=port)
 
 
-@pytest.mark.parametrize("option", [{"stateless": True}, {"allowed_hosts": ["x"]}, {"token": "t"}])
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"stateless": True},
+        {"allowed_hosts": ["x"]},
+        {"token": "t"},
+        {"host": "0.0.0.0"},
+        {"port": 9000},
+        {"max_sessions_per_client": 3},
+        {"session_idle_timeout": 60},
+    ],
+)
 def test_http_only_options_are_refused_on_stdio(option: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match="HTTP-only"):
+    with pytest.raises(ValueError, match=f"^{next(iter(option))}: an HTTP-only option"):
         served_registry().serve("stdio", **option)
+
+
+def test_the_empty_token_message_reads_for_python_and_the_cli_alike() -> None:
+    with pytest.raises(ValueError, match="token is empty") as refused:
+        served_registry().http_app(token="")
+    assert "None" not in str(refused.value)
+
+
+@pytest.mark.parametrize("face", ["method", "function"])
+def test_no_token_beyond_loopback_warns_at_the_caller_s_line(face: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        registry = served_registry()
+        serve = (
+            functools.partial(registry.serve, "http")
+            if face == "method"
+            else functools.partial(tooldeck.mcp.serve, registry, transport="http")
+        )
+        # Warned first; then the port in use ends it.
+        with (
+            pytest.warns(UserWarning, match="on 0.0.0.0 without a token") as warned,
+            pytest.raises(OSError),
+        ):
+            serve(host="0.0.0.0", port=port)
+    assert [Path(w.filename).name for w in warned] == [Path(__file__).name]

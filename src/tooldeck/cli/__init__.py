@@ -18,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ._commands import COMMANDS, parse_arguments
 from ._loading import load_tools
+from ._output import shown
 from ._parser import parse
 from ._usage import UsageError
 
@@ -38,8 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or argparse's own usage errors
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        registry = load_tools(options.tools)
-        status: int = COMMANDS[options.command](registry, options)
+        with _warnings_as_lines():
+            registry = load_tools(options.tools)
+            status: int = COMMANDS[options.command](registry, options)
         return status
     except UsageError as exc:
         _error(str(exc))
@@ -51,6 +55,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
+@contextlib.contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """Warnings shown as ``tooldeck: warning: <message>``, like the CLI's own: no
+    Python file path and source line (serving on 0.0.0.0 without a token warns)."""
+    saved = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved
+
+
+def _show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
+    text = shown(str(message).strip().replace("\n", " "), one_line=True)
+    print(f"tooldeck: warning: {text}", file=sys.stderr)
+
+
 def _silence_stdout() -> None:
     """Point stdout at devnull so Python's exit-time flush does not complain again."""
     with contextlib.suppress(OSError, ValueError):
@@ -60,7 +81,7 @@ def _silence_stdout() -> None:
 
 def _error(message: str) -> None:
     lines = message.strip().splitlines() or ["unknown error"]
-    print(f"tooldeck: error: {lines[0]}", file=sys.stderr)
+    print(f"tooldeck: error: {shown(lines[0], one_line=True)}", file=sys.stderr)
 
 
 def _use_utf8() -> None:

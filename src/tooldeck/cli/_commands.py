@@ -19,6 +19,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck import Tool, ToolRegistry, ToolResult
 from tooldeck.errors import ToolDeckError
 
+from ._output import json_text, shown
 from ._usage import UsageError, first_line
 
 __all__ = ["COMMANDS", "parse_arguments"]
@@ -32,7 +33,11 @@ def run_list(registry: ToolRegistry, options: argparse.Namespace) -> int:
         _print_json(rows)
         return 0
     table = [("NAME", "TAGS", "DESCRIPTION")]
-    table += [(t.name, ",".join(t.tags), _first_line_of(t.description)) for t in tools]
+    # A remote server names and describes its tools: every cell is shown printable.
+    table += [
+        (shown(t.name, one_line=True), shown(",".join(t.tags), one_line=True), _first_line_of(t))
+        for t in tools
+    ]
     widths = [max(_width(row[i]) for row in table) for i in range(2)]
     for name, tags, description in table:
         cells = [_pad(name, widths[0]), _pad(tags, widths[1]), description]
@@ -45,9 +50,9 @@ def _selected(registry: ToolRegistry, options: argparse.Namespace) -> list[Tool[
     return [tool for tool in map(registry.get, names) if tool is not None]
 
 
-def _first_line_of(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[0] if lines else ""
+def _first_line_of(tool: Tool[..., Any]) -> str:
+    lines = tool.description.strip().splitlines()
+    return shown(lines[0], one_line=True) if lines else ""
 
 
 def _width(text: str) -> int:
@@ -98,7 +103,8 @@ def run_call(registry: ToolRegistry, options: argparse.Namespace) -> int:
     run_async = options.use_async
     result = asyncio.run(found.run(arguments)) if run_async else found.run_sync(arguments)
     if not result.success:
-        print(str(result), file=sys.stderr)  # "Error: ...", whatever the error holds
+        # "Error: ...": a remote server's text too, so shown printable like any other.
+        print(shown(str(result)), file=sys.stderr)
         return 1
     print(_to_text(result.data))
     return 0
@@ -159,37 +165,47 @@ def _to_text(value: Any) -> str:
     """The value as indented JSON, or — when it has none (circular, an int too long to
     print, a ``__str__`` that raises) — as a model would read it, which never fails."""
     if isinstance(value, str):
-        return str(ToolResult.ok(value))  # its characters: a subclass's __str__ never runs
+        return shown(str(ToolResult.ok(value)))  # its characters: no subclass __str__ runs
     try:
-        return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False, indent=2)
+        return json_text(to_jsonable_python(value, fallback=str))
     except Exception:
-        return str(ToolResult.ok(value))
+        return shown(str(ToolResult.ok(value)))
 
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck serve``: the registry as an MCP server, until interrupted."""
     http_only = {
+        "--host": options.host,
+        "--port": options.port,
         "--token": options.tokens,
         "--stateless": options.stateless,
         "--allow-host": options.allowed_hosts,
+        "--max-sessions-per-client": options.max_sessions_per_client,
+        "--session-idle-timeout": options.session_idle_timeout,
     }
-    given = [flag for flag, value in http_only.items() if value]
+    given = [flag for flag, value in http_only.items() if value is not None and value is not False]
     if given and options.transport == "stdio":
-        raise UsageError(f"{', '.join(given)} apply to HTTP; add --transport http")
+        what = "is an HTTP-only option" if len(given) == 1 else "are HTTP-only options"
+        raise UsageError(
+            f"{', '.join(given)} {what}: add --transport http "
+            "(stdio serves the one client that started it)"
+        )
     token = _serve_token(options.tokens)
     if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
         registry.serve(
             transport=options.transport,
-            host=options.host,
-            port=options.port,
+            host="127.0.0.1" if options.host is None else options.host,
+            port=8000 if options.port is None else options.port,
             token=token,
             name=options.name,
             tags=options.tags,
             match=options.match,
             stateless=options.stateless,
             allowed_hosts=options.allowed_hosts,
+            max_sessions_per_client=options.max_sessions_per_client,
+            session_idle_timeout=options.session_idle_timeout,
         )
     except (ImportError, ValueError, OSError) as exc:
         # The `mcp` extra is missing, an empty token, a port that cannot be listened on.
@@ -228,7 +244,7 @@ def _named_token(value: str) -> tuple[str, str] | None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print(json_text(value))
 
 
 COMMANDS: dict[str, Callable[[ToolRegistry, argparse.Namespace], int]] = {

@@ -3,6 +3,11 @@
 * ``module:attr`` — a `ToolRegistry`, a tool (or a plain function), or a list of tools;
 * ``module`` — the tools bound at the module's top level;
 * ``path/to/file.py`` (or ``file.py:attr``) — the same rules for a file.
+
+Code that fails while it is loaded — the module raising anything at all as it is
+imported (``SystemExit`` and ``GeneratorExit`` too), an attribute that raises when read
+— is a usage error naming the module and what it raised (exit 2, one line). Only
+``KeyboardInterrupt`` goes through: the user interrupted (exit 130).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 from tooldeck import BaseTool, ToolRegistry
 from tooldeck.errors import ToolDeckError
 
-from ._usage import UsageError, first_line
+from ._usage import UsageError, described, first_line
 
 __all__ = ["load_tools"]
 
@@ -36,8 +41,18 @@ def load_tools(spec: str) -> ToolRegistry:
     # Whatever an imported module prints must not corrupt our output (or serve's stdio).
     with contextlib.redirect_stdout(sys.stderr):
         module = _import(target)
-    if attr is None:
-        return _module_tools(module, target)
+    try:
+        if attr is None:
+            return _module_tools(module, target)
+        return _attr_tools(module, target, attr, spec)
+    except (UsageError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # its code raised while read: a property, __getattr__...
+        where = target if attr is None else f"{target}:{attr}"
+        raise UsageError(f"cannot load {where!r}: {described(exc)}") from None
+
+
+def _attr_tools(module: ModuleType, target: str, attr: str, spec: str) -> ToolRegistry:
     obj: Any = module
     for part in attr.split("."):
         try:
@@ -65,12 +80,10 @@ def _import(target: str) -> ModuleType:
     is_path = target.endswith(".py") or os.sep in target or "/" in target
     try:
         return _import_file(Path(target)) if is_path else _import_module(target)
-    except UsageError:
+    except (UsageError, KeyboardInterrupt):
         raise
-    except (Exception, SystemExit) as exc:
-        raise UsageError(
-            f"cannot import {target!r}: {type(exc).__name__}: {first_line(exc)}"
-        ) from exc
+    except BaseException as exc:  # SystemExit and GeneratorExit included: see above
+        raise UsageError(f"cannot import {target!r}: {described(exc)}") from None
 
 
 def _import_module(name: str) -> ModuleType:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from tooldeck import __version__
+
+from ._output import shown
 
 __all__ = ["DEFAULT_TOOLS", "FORMATS", "parse"]
 
@@ -26,7 +29,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line of usage error (argparse would print the whole usage first)."""
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        shown_message = shown(message, one_line=True)  # it may quote what was typed
+        self.exit(2, f"{self.prog}: error: {shown_message} (see '{self.prog} --help')\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,7 +122,11 @@ def _add_call(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("name", metavar="NAME", help="the tool")
     parser.add_argument(
-        "arguments", nargs="*", metavar="KEY=VALUE", help="arguments (they win over --json)"
+        "arguments",
+        nargs="*",
+        default=[],  # without a default, argparse reports a missing `*` positional as required
+        metavar="KEY=VALUE",
+        help="arguments (they win over --json)",
     )
     parser.add_argument(
         "--json", dest="json_arguments", metavar="OBJECT", help="arguments as a JSON object"
@@ -136,8 +144,9 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         description="Serve the enabled tools over MCP (stdio, or streamable HTTP at /mcp).",
     )
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: %(default)s")
-    parser.add_argument("--port", type=_port, default=8000, help="HTTP only; default: %(default)s")
+    # No defaults here: `serve` tells a --host or --port given with stdio from none given.
+    parser.add_argument("--host", help="HTTP only; default: 127.0.0.1")
+    parser.add_argument("--port", type=_port, help="HTTP only; default: 8000")
     parser.add_argument(
         "--token",
         dest="tokens",
@@ -159,6 +168,19 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         help="HTTP only: accept this Host name besides loopback ones (repeat for several; "
         "patterns such as *.example.com work)",
     )
+    parser.add_argument(
+        "--max-sessions-per-client",
+        type=_positive_int,
+        metavar="N",
+        help="HTTP only: the most sessions one client (token, else address) may hold "
+        "open; one more is refused with HTTP 429 (default: 100)",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="HTTP only: close a session idle this long (default: 1800)",
+    )
     parser.add_argument("--name", default="tooldeck", help="the server name clients see")
     _add_tag_options(parser)
 
@@ -172,3 +194,23 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be an integer from 0 to 65535, got {text!r}")
     return port
+
+
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return number
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return seconds

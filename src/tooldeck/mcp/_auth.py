@@ -43,7 +43,8 @@ def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
     """``{token: client id}`` for ``token=`` (or the environment); ``{}`` for none.
 
     Raises:
-        ValueError: An empty token or client id, or a mapping of no tokens.
+        ValueError: An empty token or client id, a mapping of no tokens, or a token no
+            HTTP client can send (outside printable ASCII, or spaces at its ends).
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV)
@@ -51,18 +52,44 @@ def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
             return {}
         if not token:
             raise ValueError(f"{TOKEN_ENV} is set but empty: an empty token is not 'no token'")
+        _check_sendable(token, TOKEN_ENV)
     if isinstance(token, str):
         if not token:
-            raise ValueError("token is empty: pass a real token, or None for no token")
+            raise ValueError("token is empty: an empty token is not 'no token'; give a real one")
+        _check_sendable(token, "token")
         return {token: DEFAULT_CLIENT}
     if not isinstance(token, Mapping) or not token:
         raise ValueError("token must be a str or a non-empty mapping of token to client id")
     for key, client in token.items():
-        if not isinstance(key, str) or not key:
-            raise ValueError("every token must be a non-empty str")
         if not isinstance(client, str) or not client:
             raise ValueError(f"every client id must be a non-empty str, got {client!r}")
+        if not isinstance(key, str) or not key:
+            raise ValueError("every token must be a non-empty str")
+        _check_sendable(key, f"the token of client {client!r}")
     return dict(token)
+
+
+def _check_sendable(token: str, what: str) -> None:
+    """Refuse a token no HTTP client can send as it is.
+
+    A header value is bytes: HTTP clients send only ASCII (httpx refuses anything else;
+    others send UTF-8, which the server reads as Latin-1), and they trim whitespace at
+    its ends. Such a token would be accepted here and never match.
+
+    Raises:
+        ValueError: Naming ``what`` (never the token itself: it is a secret).
+    """
+    if any(not " " <= char <= "~" for char in token):
+        raise ValueError(
+            f"{what} has a character outside printable ASCII, which no HTTP client can "
+            "send in an Authorization header: use letters, digits and punctuation "
+            "(such as the output of 'openssl rand -hex 32')"
+        )
+    if token != token.strip():
+        raise ValueError(
+            f"{what} starts or ends with a space, which HTTP clients trim from the "
+            "Authorization header: it could never match"
+        )
 
 
 def client_id(context: fastmcp.Context) -> str | None:

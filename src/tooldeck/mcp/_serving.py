@@ -10,7 +10,9 @@ FastAPI (pass its ``lifespan`` to the parent app) or to run under any ASGI serve
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["as_mcp_server", "http_app", "serve"]
 
 HTTP_PATH = "/mcp"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
 Tags = str | Iterable[str] | None
 Match = Literal["any", "all"]
 # Values for injected parameters: a mapping, or a callable of the request's context.
@@ -74,6 +78,8 @@ def http_app(
     tags: Tags = None,
     match: Match = "any",
     context: ServedContext = None,
+    max_sessions_per_client: int | None = None,
+    session_idle_timeout: float | None = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -95,12 +101,20 @@ def http_app(
         match: ``"all"``: only tools carrying all of ``tags``.
         context: Values for injected parameters: a mapping, or a callable of the
             request's ``fastmcp.Context`` returning one (see `as_mcp_server`).
+        max_sessions_per_client: The most sessions one client (a token's client id,
+            else an address) may hold open at once; one more is refused with HTTP 429
+            naming the limit (default: 100). Stateful serving only.
+        session_idle_timeout: Seconds after which a session with no request in flight
+            is closed (default: 1800). Stateful serving only.
 
     Raises:
-        ValueError: An empty token, or an allowed host that is not a name.
+        ValueError: An empty token, an allowed host that is not a name, a session limit
+            that is not a positive number, or one given with ``stateless=True``.
     """
     require_fastmcp()
-    options = _http_options(token, stateless, allowed_hosts)
+    options = _http_options(
+        token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout
+    )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     return server.http_app(path=path, **options)
 
@@ -109,8 +123,8 @@ def serve(
     registry: ToolRegistry,
     *,
     transport: str = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
     token: Token = None,
     name: str = "tooldeck",
     tags: Tags = None,
@@ -118,6 +132,8 @@ def serve(
     stateless: bool = False,
     allowed_hosts: Iterable[str] | None = None,
     context: ServedContext = None,
+    max_sessions_per_client: int | None = None,
+    session_idle_timeout: float | None = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -134,10 +150,15 @@ def serve(
         stateless: HTTP only: keep no per-client session (see `http_app`).
         allowed_hosts: HTTP only: ``Host`` names to accept besides loopback ones.
         context: Values for injected parameters (see `as_mcp_server`).
+        max_sessions_per_client: HTTP only: the most sessions one client may hold open
+            (default: 100; see `http_app`).
+        session_idle_timeout: HTTP only: seconds before an idle session is closed
+            (default: 1800).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
-            token, an HTTP-only option with stdio).
+            token, a session limit with ``stateless=True``, an HTTP-only option with
+            stdio).
         OSError: The port cannot be listened on (say, it is in use).
     """
     if transport not in ("stdio", "http"):
@@ -149,29 +170,38 @@ def serve(
             tags=tags,
             match=match,
             context=context,
+            # A host or port other than the defaults was asked for: HTTP-only too.
+            host=None if host == DEFAULT_HOST else host,
+            port=None if port == DEFAULT_PORT else port,
             token=token,
             stateless=stateless,
             allowed_hosts=allowed_hosts,
+            max_sessions_per_client=max_sessions_per_client,
+            session_idle_timeout=session_idle_timeout,
         )
         return
     _check_port(port)
-    options = _http_options(token, stateless, [*(allowed_hosts or ()), *_named(host)])
-    if not options["middleware"] and not _is_loopback(host):
-        warnings.warn(
-            f"serving MCP on {host} without a token: anyone who can reach it may call",
-            stacklevel=2,
-        )
+    hosts = [*(allowed_hosts or ()), *_named(host)]
+    options = _http_options(token, stateless, hosts, max_sessions_per_client, session_idle_timeout)
+    if not _checks_tokens(options) and not _is_loopback(host):
+        _warn(f"serving MCP on {host} without a token: anyone who can reach it may call")
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     listener = _listen(host, port)
-    server.run(
-        transport="http",
-        host=host,
-        port=port,
-        path=HTTP_PATH,
-        sockets=[listener],
-        show_banner=False,
-        **options,
+    _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
+
+
+def _run_uvicorn(app: Starlette, listener: socket.socket) -> None:
+    """What ``FastMCP.run(transport="http")`` does, for an app built here: its
+    ``run_http_async`` has no ``session_idle_timeout`` to hand on to ``http_app``."""
+    import fastmcp
+    import uvicorn
+
+    level = str(fastmcp.settings.log_level).lower()
+    # The plain asyncio loop, as FastMCP.run has (uvicorn would pick uvloop if installed).
+    config = uvicorn.Config(
+        app, loop="asyncio", lifespan="on", timeout_graceful_shutdown=2, log_level=level
     )
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 def _serve_stdio(
@@ -183,29 +213,62 @@ def _serve_stdio(
     context: ServedContext,
     **http_only: Any,
 ) -> None:
-    given = [key for key, value in http_only.items() if value not in (None, False)]
+    given = [key for key, value in http_only.items() if value is not None and value is not False]
     if given:
+        options = "an HTTP-only option" if len(given) == 1 else "HTTP-only options"
         raise ValueError(
-            f"{', '.join(given)}: HTTP-only options; stdio has no remote clients to check"
+            f"{', '.join(given)}: {options}; stdio serves the one client that started the "
+            "process (use transport='http')"
         )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
     server.run(transport="stdio", show_banner=False)
 
 
 def _http_options(
-    token: Token, stateless: bool, allowed_hosts: Iterable[str] | None
+    token: Token,
+    stateless: bool,
+    allowed_hosts: Iterable[str] | None,
+    max_sessions_per_client: int | None,
+    session_idle_timeout: float | None,
 ) -> dict[str, Any]:
     from starlette.middleware import Middleware
 
     from ._auth import BearerTokens, guard_options, tokens
+    from ._session_limits import SessionLimits, check_limits
 
     accepted = tokens(token)
+    cap, idle = check_limits(max_sessions_per_client, session_idle_timeout)
     middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
-    return {
-        "middleware": middleware,
-        "stateless_http": bool(stateless),
-        **guard_options(allowed_hosts),
-    }
+    options: dict[str, Any] = {"stateless_http": bool(stateless)}
+    if stateless:
+        limits = [
+            ("max_sessions_per_client", max_sessions_per_client),
+            ("session_idle_timeout", session_idle_timeout),
+        ]
+        given = [key for key, value in limits if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: stateless serving keeps no sessions to limit")
+    else:
+        # After the token check, so the cap is per client id; the session manager reaps
+        # idle sessions after the same timeout as the cap forgets them.
+        middleware.append(Middleware(SessionLimits, cap=cap, idle_timeout=idle))
+        options["session_idle_timeout"] = idle
+    return {"middleware": middleware, **options, **guard_options(allowed_hosts)}
+
+
+def _warn(message: str) -> None:
+    """A ``UserWarning`` pointing at the caller's line, outside tooldeck's own code."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def _checks_tokens(options: Mapping[str, Any]) -> bool:
+    from ._auth import BearerTokens
+
+    return any(entry.cls is BearerTokens for entry in options["middleware"])
 
 
 def _check_port(port: Any) -> None:

@@ -68,12 +68,23 @@ class Inflater:
 async def read_body(response: httpx.Response) -> bytes:
     """The body, decoded, reading at most ``MAX_BODY_BYTES`` before and after decoding.
 
-    The raw bytes are read and decompressed here because httpx inflates each network
-    chunk whole: one 64 KiB read of a gzip bomb becomes 64 MiB at once.
+    A streamed body's raw bytes are read and decompressed here because httpx inflates
+    each network chunk whole: one 64 KiB read of a gzip bomb becomes 64 MiB at once. A
+    body already in memory (what ``httpx.MockTransport`` and respx give for
+    ``httpx.Response(200, json=...)``) was decoded by httpx when it was built: it is
+    held to the same limit.
 
     Raises:
         BodyError: The body is larger than the limit or badly compressed.
     """
+    try:
+        content = response.content
+    except httpx.ResponseNotRead:  # streamed: read here, within the limit
+        pass
+    else:
+        if len(content) > MAX_BODY_BYTES:
+            raise BodyError(f"the body is larger than {MAX_BODY_BYTES} bytes")
+        return content
     inflater = Inflater(response.headers.get("Content-Encoding", ""))
     body = bytearray()
     received = 0

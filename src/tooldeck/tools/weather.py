@@ -353,27 +353,31 @@ def _api_reason(response: httpx.Response) -> str:
 
 
 def _describe_failure(error: Exception, timeout: float) -> str:
+    """The answer for any failure: it starts with one of the four codes (DESIGN).
+
+    Whatever a transport raised counts: httpx's errors, and a plain ``OSError`` or
+    ``ssl.SSLError`` from a transport that does not translate them (a mock, a custom
+    one) are ``network_error``; anything else is ``api_error``.
+    """
     # An exception's text may quote the server (h11 quotes a bad status line): clipped.
-    detail = clip(str(error) or type(error).__name__, _MAX_DETAIL, _CLIPPED)
+    detail = clip(_text_of(error), _MAX_DETAIL, _CLIPPED)
     if isinstance(error, (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)):
         return f"api_timeout: 天氣服務在 {timeout:g} 秒內沒有回應，請稍後再試"
     if isinstance(error, httpx.HTTPStatusError):
         status = error.response.status_code
         return f"api_error: 天氣服務回應錯誤（HTTP {status}）{_api_reason(error.response)}"
-    if isinstance(error, httpx.TransportError):
-        # Refused, DNS, reset, and closed mid-response (RemoteProtocolError) alike.
+    if isinstance(error, (httpx.TransportError, OSError)):
+        # Refused, DNS, reset, TLS, and closed mid-response (RemoteProtocolError) alike.
         return f"network_error: 無法連線到天氣服務（{type(error).__name__}: {detail}）"
     return f"api_error: 無法取得天氣資訊，天氣服務的回應無法使用（{detail}）"
 
 
-# What a call can expect to go wrong; anything else is a bug and the registry's to report.
-_EXPECTED_FAILURES: Final = (
-    httpx.HTTPError,
-    httpx.InvalidURL,
-    asyncio.TimeoutError,
-    TimeoutError,
-    ValueError,
-)
+def _text_of(error: Exception) -> str:
+    try:
+        text = str(error)
+    except Exception:  # a __str__ that raises still leaves the class name
+        text = ""
+    return text if isinstance(text, str) and text else type(error).__name__
 
 
 @tool(tags=["weather"])
@@ -397,7 +401,7 @@ async def get_weather(
         # httpx times each phase; this bounds the whole request (a trickling server).
         body = await asyncio.wait_for(fetch, timeout)
         conditions = _conditions(body, include_details=include_details)
-    except _EXPECTED_FAILURES as error:
+    except Exception as error:  # whatever the transport raised: coded (DESIGN, fine print)
         return ToolResult.fail(_describe_failure(error, timeout))
     queried_at = datetime.now(_TAIPEI).isoformat(timespec="seconds")
     return ToolResult.ok({"city": place.name, **conditions, "queried_at": queried_at})
