@@ -107,11 +107,11 @@ class CallFaces(Pipeline):
                 return "Error: " + self._refusal(exc)
         try:
             value = direct(**args)
-            if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
+            if type(value) is COROUTINE:  # a wrapper returning a coroutine
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -127,11 +127,11 @@ class CallFaces(Pipeline):
                 value = self._run_sync(args)
             else:  # a plain sync tool called with keyword arguments
                 value = plain(**args)
-                if value.__class__ is COROUTINE:
+                if type(value) is COROUTINE:
                     value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -179,7 +179,7 @@ class CallFaces(Pipeline):
             value = await running
         except Exception as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -199,7 +199,7 @@ class CallFaces(Pipeline):
                 value = await plain(**args)
         except Exception as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -238,7 +238,7 @@ class CallFaces(Pipeline):
             value = await running
         except Exception as exc:
             return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     async def _run_other(
         self, arguments: Arguments, kwargs: dict[str, Any], context: Context
@@ -253,7 +253,7 @@ class CallFaces(Pipeline):
                 value = await plain(**args)
         except Exception as exc:
             return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     def run_sync(
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -284,11 +284,11 @@ class CallFaces(Pipeline):
             else:
                 return self._run_sync_other(arguments, kwargs, context)
             value = direct(**args)
-            if value.__class__ is COROUTINE:
+            if type(value) is COROUTINE:
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     def _run_sync_other(
         self, arguments: Arguments, kwargs: dict[str, Any], context: Context
@@ -301,11 +301,11 @@ class CallFaces(Pipeline):
                 value = self._run_sync(args)
             else:  # a plain sync tool called with keyword arguments
                 value = plain(**args)
-                if value.__class__ is COROUTINE:
+                if type(value) is COROUTINE:
                     value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     async def execute(self, **kwargs: Any) -> ToolResult:
         """The `BaseTool` interface: `run` with keyword arguments."""

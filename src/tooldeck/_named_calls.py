@@ -90,11 +90,11 @@ class NamedCalls:
                 return "Error: " + found._refusal(exc)
         try:
             value = direct(**args)
-            if value.__class__ is COROUTINE:
+            if type(value) is COROUTINE:
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return "Error: " + found._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -150,7 +150,7 @@ class NamedCalls:
             value = await running
         except Exception as exc:
             return "Error: " + found._failure(exc)
-        if value.__class__ is ToolResult:
+        if type(value) is ToolResult:
             return value.data if value.success else str(value)  # "Error: ..."
         return value
 
@@ -193,7 +193,7 @@ class NamedCalls:
             value = await running
         except Exception as exc:
             return ToolResult.fail(found._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     def execute_sync(
         self, name: str, arguments: Arguments = None, *, context: Context = None
@@ -230,11 +230,11 @@ class NamedCalls:
             else:
                 return found.run_sync(arguments, context=context)
             value = direct(**args)
-            if value.__class__ is COROUTINE:
+            if type(value) is COROUTINE:
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
             return ToolResult.fail(found._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+        return value if type(value) is ToolResult else ok(value)
 
     def call(
         self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any

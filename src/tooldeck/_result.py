@@ -60,6 +60,15 @@ class ToolResult:
     error: str | None = None
     exception: BaseException | None = field(default=None, repr=False, compare=False, kw_only=True)
 
+    def __post_init__(self) -> None:
+        # Every face reads ``success`` as a bool; anything else (a proxy whose __bool__
+        # raises, "no") would raise out of a face or pass a failure as a success.
+        if type(self.success) is not bool:
+            raise TypeError(
+                f"ToolResult.success must be a bool, got {_type_name(self.success)}: "
+                "use ToolResult.ok(...) or ToolResult.fail(...)"
+            )
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every face knows a tool's result by its exact class (one identity check per
         # call); a subclass would pass as a plain value, a failure as a success.
@@ -83,7 +92,7 @@ class ToolResult:
         return {"success": self.success, "data": self.data, "error": self.error}
 
     def __str__(self) -> str:
-        if not self.success:
+        if self.success is not True:
             return "Error: " + _safe_str(self.error)
         return to_text(self.data)
 
@@ -161,11 +170,14 @@ def to_text(value: Any) -> str:
     list, an int too long to print) falls back to its ``str()``, so the model always
     gets something readable.
     """
-    if isinstance(value, str):
-        return value if type(value) is str else _safe_str(value)  # a subclass: its characters
+    kind = type(value)  # never isinstance: it reads ``__class__``, which a proxy may break
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if issubclass(kind, str):
+        return str.__getitem__(value, slice(None))  # a subclass: its characters
     try:
         # An int's JSON is its repr (which raises, like the encoder, past 4300 digits).
-        return int.__repr__(value) if type(value) is int else _to_json(value)
+        return int.__repr__(value) if kind is int else _to_json(value)
     except Exception:  # not plain JSON data: try Pydantic's view of it
         pass
     try:
@@ -176,12 +188,8 @@ def to_text(value: Any) -> str:
 
 def clip(value: Any, limit: int = _MAX_SHOWN) -> str:
     """A short, single-line, printable rendering of a value for an error message."""
-    if type(value) is str:
-        text = value
-    elif isinstance(value, str):  # its characters: none of a subclass's methods runs
-        text = str.__getitem__(value, slice(None))
-    else:
-        text = _safe_str(value)
+    # A str subclass as its characters (none of its methods runs), or any value.
+    text = value if type(value) is str else _safe_str(value)
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -249,19 +257,29 @@ _NOT_AN_OBJECT = frozenset({"dict_type", "model_type", "model_attributes_type"})
 
 def echo(value: Any) -> str:
     """A model-supplied value as an error message shows it: a short prefix of its text."""
-    return clip(repr(value) if isinstance(value, str) else to_text(value))
+    return clip(str.__repr__(value) if issubclass(type(value), str) else to_text(value))
 
 
 def _safe_str(value: Any) -> str:
-    """``str(value)`` that never raises; a ``str`` (or a subclass) as its characters."""
-    if isinstance(value, str):  # none of a subclass's methods runs
-        return value if type(value) is str else str.__getitem__(value, slice(None))
+    """``str(value)`` that never raises; a ``str`` (or a subclass) as its characters.
+
+    Nothing here asks the value its ``__class__`` (``isinstance`` would): a lazy proxy
+    used outside its context raises there too.
+    """
+    kind = type(value)
+    if issubclass(kind, str):  # none of a subclass's methods runs
+        return value if kind is str else str.__getitem__(value, slice(None))
     try:
         text = str(value)
     except Exception:  # a hostile __str__ must not break error reporting
         text = None
-    if isinstance(text, str):  # a subclass read as its characters only
+    if text is not None and issubclass(type(text), str):  # a subclass: its characters only
         return text if type(text) is str else str.__getitem__(text, slice(None))
-    if isinstance(value, int):  # past sys.get_int_max_str_digits()
-        return f"<int of {value.bit_length()} bits>"
-    return f"<{type(value).__name__} object>"
+    if issubclass(kind, int):  # past sys.get_int_max_str_digits()
+        return f"<int of {int.bit_length(value)} bits>"
+    return f"<{_type_name(value)} object>"
+
+
+def _type_name(value: Any) -> str:
+    name = type(value).__name__  # a type's own name: a str, whatever the instance does
+    return name if type(name) is str else "unknown"

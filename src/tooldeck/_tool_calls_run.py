@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ._result import ToolResult, to_text
+from ._result import ToolResult, failure_text, outside_text, to_text
 from ._tool_calls import ToolCall
 
 __all__ = [
@@ -191,6 +191,8 @@ async def run_calls(
                 return await execute(name, arguments)
         except (KeyboardInterrupt, SystemExit) as exc:
             raise _Interrupted(exc) from None
+        except Exception as exc:  # `execute` never raises; were it to, one call fails
+            return ToolResult.fail(outside_text(failure_text(exc)), exception=exc)
 
     tasks = [asyncio.ensure_future(one(call)) for call in calls]
     try:
