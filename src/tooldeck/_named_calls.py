@@ -12,11 +12,12 @@ and validator, and its failures are worded by the tool, so both routes answer al
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
 from ._calling import SYNC_FAILURES, Context
-from ._result import ToolResult, clip, ok
+from ._result import ToolResult, clip, failure_text, ok, outside_text
 from ._running import COROUTINE, Arguments, cause
 from ._shifting import run_coroutine
 from ._tool import Tool
@@ -236,6 +237,21 @@ class NamedCalls:
             return ToolResult.fail(found._refusal(exc), exception=cause(exc))
         return value if type(value) is ToolResult else ok(value)
 
+    async def _execute_for_sync(
+        self, name: str, arguments: Arguments, *, context: Context
+    ) -> ToolResult:
+        """`execute` for a sync caller: a ``CancelledError`` the tool raised is its failure,
+        as `execute_sync` reports it (a sync caller has no task to cancel)."""
+        try:
+            return await self.execute(name, arguments, context=context)
+        except asyncio.CancelledError as exc:
+            # The turn itself cancelled (its sync caller interrupted) cancels this task:
+            # that propagates. (Python 3.10 cannot tell; run_calls' own wait still stops.)
+            cancelling = getattr(asyncio.current_task(), "cancelling", None)
+            if cancelling is not None and cancelling():
+                raise
+            return ToolResult.fail(outside_text(failure_text(exc)), exception=exc)
+
     def call(
         self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
     ) -> str:
@@ -291,7 +307,7 @@ class NamedCalls:
             _, name, arguments = calls[0]
             results = [self.execute_sync(name, arguments, context=context)]
         else:  # concurrently, on tooldeck's background loop
-            execute = functools.partial(self.execute, context=context)
+            execute = functools.partial(self._execute_for_sync, context=context)
             results = run_coroutine(run_calls(calls, execute, max_concurrency))
         return WRITERS[found](calls, results)
 
