@@ -20,9 +20,10 @@ from ._calling import SYNC_FAILURES, Context
 from ._result import ToolResult, clip, failure_text, ok, outside_text
 from ._running import COROUTINE, Arguments, cause
 from ._shifting import run_coroutine
+from ._threads import CallTimeout
 from ._tool import Tool
 from ._tool_calls import READERS, SDK_FORMATS, read_tool_calls
-from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls
+from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls, run_calls_sync
 
 __all__ = ["NamedCalls"]
 
@@ -237,6 +238,17 @@ class NamedCalls:
             return ToolResult.fail(found._refusal(exc), exception=cause(exc))
         return value if type(value) is ToolResult else ok(value)
 
+    def _unanswered(self, name: str, started: bool) -> ToolResult:
+        """A call of a sync turn that a blocked loop did not let finish (`run_calls_sync`)."""
+        found = self._find(name)
+        if started and found is not None and found._timeout is not None:
+            return ToolResult.fail(found._failure(CallTimeout()))  # "timed out after ..."
+        if started:
+            why = "did not finish: tooldeck's event loop was blocked by another call"
+        else:
+            why = "was not called: tooldeck's event loop was blocked by another call"
+        return ToolResult.fail(f"Tool '{clip(name)}' {why}")
+
     async def _execute_for_sync(
         self, name: str, arguments: Arguments, *, context: Context
     ) -> ToolResult:
@@ -308,7 +320,8 @@ class NamedCalls:
             results = [self.execute_sync(name, arguments, context=context)]
         else:  # concurrently, on tooldeck's background loop
             execute = functools.partial(self._execute_for_sync, context=context)
-            results = run_coroutine(run_calls(calls, execute, max_concurrency))
+            timeouts = [getattr(self._find(name), "_timeout", None) for _, name, _ in calls]
+            results = run_calls_sync(calls, execute, max_concurrency, timeouts, self._unanswered)
         return WRITERS[found](calls, results)
 
     async def async_run_tool_calls(
