@@ -16,7 +16,15 @@ from typing import Any
 
 from ._result import clip
 
-__all__ = ["FORMATS", "READERS", "SDK_FORMATS", "ToolCall", "detect_format", "read_tool_calls"]
+__all__ = [
+    "FORMATS",
+    "READERS",
+    "SDK_FORMATS",
+    "ToolCall",
+    "detect_format",
+    "read_tool_calls",
+    "sdk_format",
+]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 
@@ -166,19 +174,36 @@ def detect_format(reply: Any) -> str | None:
             if not _is_known_item(item):
                 raise _not_a_reply(item)
         return None
-    cls = type(reply)
-    found = SDK_FORMATS.get(cls)
-    if found is None:
+    found = SDK_FORMATS.get(type(reply)) or sdk_format(type(reply))
+    if found is None:  # read from this reply's own shape, every time
         found = _reply_format(_fields(reply)) or _item_format(reply)
         if found is None:
             raise _not_a_reply(reply)
-        if cls in _PYDANTIC:
-            SDK_FORMATS[cls] = found
     return found
 
 
-# An SDK object's class fixes its shape: its provider is recognised once per class.
-SDK_FORMATS: dict[type, str] = {}
+# The provider SDKs' own classes, known by the module that defines them: a fact of the
+# class, never learned from a reply (an OpenAI message whose content is a list has
+# Anthropic's shape; it must not make later OpenAI messages read as Anthropic's).
+_SDK_MODULES = (
+    ("openai.types.chat.", "openai"),
+    ("openai.types.responses.", "openai-responses"),
+    ("anthropic.types.", "anthropic"),
+    ("google.genai.types", "gemini"),
+)
+SDK_FORMATS: dict[type, str] = {}  # `sdk_format`'s answers so far (read on the hot path)
+
+
+def sdk_format(cls: type) -> str | None:
+    """The provider whose SDK defines ``cls``, or ``None`` (then a reply's shape tells)."""
+    module = getattr(cls, "__module__", None)
+    if type(module) is not str:
+        return None
+    for prefix, format in _SDK_MODULES:
+        if module.startswith(prefix):
+            SDK_FORMATS[cls] = format
+            return format
+    return None
 
 
 def _reply_format(fields: _Fields) -> str | None:
@@ -266,11 +291,22 @@ def read_openai(reply: Any) -> list[ToolCall]:
             return _openai_calls([reply])
         tool_calls = fields.get("tool_calls")
         if tool_calls is None and (
-            fields.get("role") is None or isinstance(fields.get("content"), _LIST)
+            fields.get("role") is None or _holds_calls(fields.get("content"))
         ):
-            raise _not_a_reply(reply, "openai")  # not a chat message (a list: Anthropic's)
+            raise _not_a_reply(reply, "openai")  # not a chat message, or Anthropic's
         items = tool_calls or []
     return _openai_calls(items)
+
+
+def _holds_calls(content: Any) -> bool:
+    """A content list holding a call (Anthropic's ``tool_use``): no OpenAI message's.
+
+    An OpenAI message's content may be a list of parts too (text, refusal).
+    """
+    if not isinstance(content, _LIST):
+        return False
+    kinds = [_fields(item).get("type") for item in content]
+    return any(isinstance(kind, str) and kind in _CALL_TYPES for kind in kinds)
 
 
 def _openai_calls(items: Any) -> list[ToolCall]:
