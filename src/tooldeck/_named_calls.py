@@ -22,7 +22,7 @@ from ._running import COROUTINE, Arguments, cause
 from ._shifting import run_coroutine
 from ._threads import CallTimeout
 from ._tool import Tool
-from ._tool_calls import READERS, SDK_FORMATS, read_tool_calls
+from ._tool_calls import read_tool_calls
 from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls, run_calls_sync
 
 __all__ = ["NamedCalls"]
@@ -308,11 +308,7 @@ class NamedCalls:
         """
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
-        found = SDK_FORMATS.get(type(reply)) if format is None else None
-        if found is not None:  # an SDK's reply object, known by its class
-            calls = READERS[found](reply)
-        else:
-            found, calls = read_tool_calls(reply, format)
+        found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: run it here, straight through `execute_sync`
@@ -336,11 +332,7 @@ class NamedCalls:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
-        found = SDK_FORMATS.get(type(reply)) if format is None else None
-        if found is not None:  # an SDK's reply object, known by its class
-            calls = READERS[found](reply)
-        else:
-            found, calls = read_tool_calls(reply, format)
+        found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: spare the runner

@@ -241,9 +241,13 @@ def _is_gemini_response(fields: _Fields) -> bool:
     return "candidates" in fields or "prompt_feedback" in fields or "promptFeedback" in fields
 
 
+class _NotAReply(TypeError):
+    """tooldeck's own word that something is no reply (a plain ``TypeError`` outside)."""
+
+
 def _not_a_reply(value: Any, format: str | None = None) -> TypeError:
     what = _SHAPES.get(format or "", "a model's reply")
-    return TypeError(
+    return _NotAReply(
         f"expected {what}, or a part of one, or its tool calls; "
         f"got {type(value).__name__} {clip(value)}"
     )
@@ -268,7 +272,7 @@ def _call(format: str, call_id: Any, name: Any, arguments: Any) -> ToolCall:
         isinstance(call_id, str) or (call_id is None and format == "gemini")
     ):
         bad, what = (call_id, "id") if isinstance(name, str) else (name, "name")
-        raise TypeError(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
+        raise _NotAReply(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
     return (call_id, name, arguments)
 
 
@@ -463,10 +467,12 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
         ValueError: an unknown ``format``.
         TypeError: ``reply`` has no shape of that format (or of any, when not given).
     """
-    if format is None:
-        format = SDK_FORMATS.get(type(reply)) or detect_format(reply)
-        if format is None:
-            return None, []
-    elif format not in READERS:
+    if format is not None and format not in READERS:
         raise ValueError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
-    return format, READERS[format](reply)
+    try:
+        found = format or SDK_FORMATS.get(type(reply)) or detect_format(reply)
+        return found, (READERS[found](reply) if found is not None else [])
+    except _NotAReply:
+        raise
+    except Exception as exc:  # its own code raised (a property, __iter__), or a misfit part
+        raise _not_a_reply(reply, format) from exc

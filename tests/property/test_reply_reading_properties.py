@@ -131,3 +131,103 @@ def test_an_openai_message_with_list_content_changes_nothing_after_it() -> None:
     assert registry.run_tool_calls(plain) == [
         {"role": "tool", "tool_call_id": "c9", "content": "0"}
     ]
+
+
+# -- anything that is no reply: a TypeError naming what was given ---------------------------
+
+KEYS = [
+    "choices", "message", "tool_calls", "function", "name", "arguments", "id", "type",
+    "content", "output", "candidates", "parts", "role", "function_call", "functionCall",
+    "args", "input", "call_id", "finish_reason", "prompt_feedback", "text",
+]  # fmt: skip
+TYPES = ["function", "function_call", "tool_use", "text", "custom", "message"]
+
+
+class Hostile:
+    """An SDK-like object whose every attribute raises (a proxy outside its context)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} here")
+
+    @property
+    def __class__(self) -> Any:  # type: ignore[override]
+        raise RuntimeError("no class here")
+
+
+def sdk_like(fields: dict[str, Any]) -> Any:
+    """A plain object with ``fields`` as attributes (as the SDKs' objects read)."""
+    return type("SdkLike", (), dict(fields))()
+
+
+leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=8),
+    st.sampled_from(TYPES),
+    st.binary(max_size=4),
+    st.builds(Hostile),
+)
+anything = st.recursive(
+    leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(
+            st.one_of(st.sampled_from(KEYS), st.text(max_size=4)), children, max_size=4
+        ),
+        st.dictionaries(st.sampled_from(KEYS), children, max_size=4).map(sdk_like),
+        st.sets(st.integers(), max_size=2),
+    ),
+    max_leaves=15,
+)
+
+
+@settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(anything, st.sampled_from([None, *FORMATS]))
+def test_anything_reads_or_is_a_type_error_naming_it(reply: Any, format: str | None) -> None:
+    for read in (
+        lambda: read_tool_calls(reply, format),
+        lambda: registry.run_tool_calls(reply, format=format),
+    ):
+        message = None
+        try:
+            read()
+        except TypeError as exc:  # the only exception allowed
+            message = str(exc)
+        if message is not None:
+            assert "got " in message, message  # what was given, by type and a prefix
+            assert message.startswith("expected ") or "tool call's" in message, message
+
+
+@pytest.mark.parametrize(
+    ("reply", "format"),
+    [
+        ({"role": "assistant", "tool_calls": 5}, None),  # "'int' object is not iterable"
+        ({"content": [Hostile()]}, None),  # RuntimeError from the object
+        ([Hostile()], "anthropic"),
+        (sdk_like({"output": [sdk_like({"type": "function_call", "call_id": Hostile()})]}), None),
+        ({"candidates": 3}, "gemini"),
+        ({"choices": [{"message": 7}]}, "openai"),
+        (Hostile(), None),
+    ],
+    ids=[
+        "not-iterable",
+        "hostile-block",
+        "hostile-list",
+        "hostile-id",
+        "candidates-int",
+        "message-int",
+        "hostile",
+    ],
+)
+def test_known_non_replies_are_type_errors(reply: Any, format: str | None) -> None:
+    with pytest.raises(TypeError, match="got "):
+        read_tool_calls(reply, format)
+    with pytest.raises(TypeError, match="got "):
+        registry.run_tool_calls(reply, format=format)
