@@ -24,7 +24,7 @@ from typing import Any
 
 from ._pipeline import SYNC_FAILURES, Context, Pipeline
 from ._result import ToolResult, ok
-from ._running import COROUTINE, Arguments, cause, positional_adapter
+from ._running import COROUTINE, Arguments, positional_adapter
 from ._shifting import run_coroutine
 
 __all__ = ["SYNC_FAILURES", "CallFaces", "Context", "Injecting", "InjectingMany"]
@@ -237,7 +237,7 @@ class CallFaces(Pipeline):
             del args
             value = await running
         except Exception as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+            return self._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     async def _run_other(
@@ -252,7 +252,7 @@ class CallFaces(Pipeline):
             else:  # a plain async tool called with keyword arguments
                 value = await plain(**args)
         except Exception as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+            return self._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     def run_sync(
@@ -287,7 +287,7 @@ class CallFaces(Pipeline):
             if type(value) is COROUTINE:
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+            return self._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     def _run_sync_other(
@@ -304,7 +304,7 @@ class CallFaces(Pipeline):
                 if type(value) is COROUTINE:
                     value = run_coroutine(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
+            return self._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     async def execute(self, **kwargs: Any) -> ToolResult:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ._calling import SYNC_FAILURES, Context
 from ._result import ToolResult, clip, failure_text, ok, outside_text
-from ._running import COROUTINE, Arguments, cause
+from ._running import COROUTINE, Arguments
 from ._shifting import run_coroutine
 from ._threads import CallTimeout
 from ._tool import Tool
@@ -194,7 +194,7 @@ class NamedCalls:
             del args
             value = await running
         except Exception as exc:
-            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
+            return found._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     def execute_sync(
@@ -235,7 +235,7 @@ class NamedCalls:
             if type(value) is COROUTINE:
                 value = run_coroutine(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
+            return found._failed(exc)
         return value if type(value) is ToolResult else ok(value)
 
     def _unanswered(self, name: str, started: bool) -> ToolResult:

@@ -9,10 +9,12 @@ failed ``ToolResult`` for the developer's logs.
 from __future__ import annotations
 
 import json
+import traceback
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, final
 
-from pydantic_core import ValidationError, to_jsonable_python
+from pydantic_core import PydanticCustomError, ValidationError, to_jsonable_python
 
 __all__ = [
     "MAX_ERROR",
@@ -23,10 +25,13 @@ __all__ = [
     "echo",
     "failure_text",
     "format_validation_error",
+    "light_validation_error",
     "ok",
     "outside_text",
     "problem_lines",
     "to_text",
+    "validation_failure",
+    "without_locals",
 ]
 
 # Characters of a model-supplied value echoed back in an error: enough for the model
@@ -202,7 +207,62 @@ def format_validation_error(exc: ValidationError, tool_name: str) -> str:
     Values are echoed as a short prefix (`clip`), and at most
     ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
     """
+    return _validation_text(exc.errors(include_url=False), tool_name)
+
+
+def validation_failure(exc: ValidationError, tool_name: str) -> tuple[str, ValidationError]:
+    """`format_validation_error`'s text, and the error a failed result keeps for logs.
+
+    The error kept is light: the problems listed, without the values refused (a
+    ``ValidationError`` holds every value it refused, and a line error per problem:
+    kept whole, a turn of bad calls with big arguments pinned many times the reply).
+    It keeps the original's traceback, its frames' locals cleared.
+    """
     errors = exc.errors(include_url=False)
+    if len(errors) <= _MAX_PROBLEMS and all(_is_small(error.get("input")) for error in errors):
+        return _validation_text(errors, tool_name), exc  # light already: the usual case
+    return _validation_text(errors, tool_name), light_validation_error(exc, errors)
+
+
+def _is_small(value: Any) -> bool:
+    """A value an error may keep: ``None``, a bool, a float, a short str or int."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= _MAX_MESSAGE
+    if kind is int:
+        return -_SMALL_INT < value < _SMALL_INT  # type: ignore[no-any-return]
+    return value is None or kind is bool or kind is float
+
+
+_SMALL_INT = 2**64
+
+
+def light_validation_error(
+    exc: ValidationError, errors: list[Any] | None = None
+) -> ValidationError:
+    """``exc`` without its input values: its first problems, their places and messages."""
+    if errors is None:
+        errors = exc.errors(include_url=False)
+    details: list[Any] = [
+        {
+            "type": PydanticCustomError(clip(error["type"]), clip(error["msg"], _MAX_MESSAGE)),
+            "loc": tuple(part if type(part) is int else clip(part) for part in error["loc"]),
+            "input": None,
+        }
+        for error in errors[:_MAX_PROBLEMS]
+    ]
+    light = ValidationError.from_exception_data(clip(exc.title), details)
+    return light.with_traceback(without_locals(exc.__traceback__))
+
+
+def without_locals(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` with the locals of its finished frames cleared (the lines stay)."""
+    if tb is not None:
+        traceback.clear_frames(tb)  # an executing frame (the caller's) is left as is
+    return tb
+
+
+def _validation_text(errors: list[Any], tool_name: str) -> str:
     lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
     lines += [_problem(error) for error in errors[:_MAX_PROBLEMS]]
     return "\n".join(lines + _more(len(errors)))
