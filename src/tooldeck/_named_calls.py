@@ -17,7 +17,7 @@ import functools
 from typing import Any
 
 from ._calling import SYNC_FAILURES, Context
-from ._result import ToolResult, clip, failure_text, ok, outside_text
+from ._result import ToolResult, as_result, clip, failure_text, ok, outside_text
 from ._running import COROUTINE, Arguments
 from ._shifting import run_coroutine
 from ._threads import CallTimeout
@@ -92,12 +92,12 @@ class NamedCalls:
                 return "Error: " + found._refusal(exc)
         try:
             value = direct(**args)
-            if type(value) is COROUTINE:
+            if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + found._failure(exc)
-        if type(value) is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def async_call_tool(  # noqa: C901
@@ -150,10 +150,10 @@ class NamedCalls:
                 return await found.acall(kwargs, context=context)
         try:
             value = await running
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except Exception as exc:
             return "Error: " + found._failure(exc)
-        if type(value) is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def execute(
@@ -193,9 +193,9 @@ class NamedCalls:
             running = adirect(**args)
             del args
             value = await running
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except Exception as exc:
             return found._failed(exc)
-        return value if type(value) is ToolResult else ok(value)
 
     def execute_sync(
         self, name: str, arguments: Arguments = None, *, context: Context = None
@@ -232,11 +232,11 @@ class NamedCalls:
             else:
                 return found.run_sync(arguments, context=context)
             value = direct(**args)
-            if type(value) is COROUTINE:
+            if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except SYNC_FAILURES as exc:
             return found._failed(exc)
-        return value if type(value) is ToolResult else ok(value)
 
     def _unanswered(self, name: str, started: bool) -> ToolResult:
         """A call of a sync turn that a blocked loop did not let finish (`run_calls_sync`)."""

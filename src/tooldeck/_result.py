@@ -21,6 +21,7 @@ __all__ = [
     "MORE_PROBLEMS",
     "CallFailure",
     "ToolResult",
+    "as_result",
     "clip",
     "echo",
     "failure_text",
@@ -120,6 +121,14 @@ def ok(data: Any) -> ToolResult:
     _set_error(result, None)
     _set_exception(result, None)
     return result
+
+
+def as_result(value: Any) -> ToolResult:
+    """A tool's value whose ``__class__`` says ``ToolResult``: itself, or — a proxy of
+    one — the `ToolResult` it stands for (what it says must make one, or it raises)."""
+    if type(value) is ToolResult:
+        return value
+    return ToolResult(value.success, value.data, value.error)
 
 
 class CallFailure(Exception):

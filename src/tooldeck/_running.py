@@ -93,11 +93,11 @@ def _async_runners(
 def _sync_runners(target: Callable[..., Any]) -> tuple[SyncRunner, AsyncRunner]:
     def run_sync(args: dict[str, Any]) -> Any:
         value = target(**args)
-        return run_coroutine(value) if type(value) is COROUTINE else value
+        return run_coroutine(value) if value.__class__ is COROUTINE else value
 
     async def run_async(args: dict[str, Any]) -> Any:
         value = await to_thread(target, **args)
-        return (await value) if type(value) is COROUTINE else value
+        return (await value) if value.__class__ is COROUTINE else value
 
     return run_sync, run_async
 
@@ -107,11 +107,11 @@ def _timed_sync_runners(
 ) -> tuple[SyncRunner, AsyncRunner]:
     def run_sync(args: dict[str, Any]) -> Any:
         value = call_in_thread(target, (), args, timeout=timeout, lot=lot)
-        return run_coroutine(value, timeout) if type(value) is COROUTINE else value
+        return run_coroutine(value, timeout) if value.__class__ is COROUTINE else value
 
     async def run_async(args: dict[str, Any]) -> Any:
         value = await wait_in_thread(target, (), args, timeout=timeout, lot=lot)
-        if type(value) is COROUTINE:
+        if value.__class__ is COROUTINE:
             return await with_timeout(value, timeout)
         return value
 
@@ -137,7 +137,7 @@ COROUTINE = types.CoroutineType
 
 
 def _is_awaitable(value: Any) -> bool:
-    if type(value) is COROUTINE:
+    if value.__class__ is COROUTINE:
         return True
     try:
         return inspect.isawaitable(value)
@@ -205,7 +205,7 @@ def _checked_async(run: AsyncRunner) -> AsyncRunner:
 
 def _require_result(value: Any) -> ToolResult:
     """Seed 004: a tool annotated ``-> ToolResult`` must return one."""
-    if type(value) is not ToolResult:  # not isinstance: it reads a proxy's ``__class__``
+    if not isinstance(value, ToolResult):
         raise TypeError(
             f"tool must return a ToolResult (it is annotated -> ToolResult), "
             f"got {type(value).__name__}"

@@ -162,18 +162,31 @@ def a_turn(*names: str) -> dict[str, Any]:
 def test_no_face_raises_for_a_hostile_value(
     value: tuple[frozenset[str], type | None], wrap: str, kind: str
 ) -> None:
-    value = hostile_value(*value)
+    broken, lie = value
+    value = hostile_value(broken, lie)
     registry = build(value, wrap)
     outcomes = every_face(registry, kind)
-    for face in ("call_tool", "async_call_tool", "Tool.call", "Tool.acall"):
-        assert outcomes[face] is value, face  # the value itself, as Agently's face gives it
-    for face in ("execute_sync", "execute", "Tool.run_sync", "Tool.run", "Tool.execute"):
-        result = outcomes.get(face, ToolResult.ok(value))
-        assert type(result) is ToolResult, face
-        assert result.success is True, (face, result.error)
-        assert result.data is value, face
-        assert type(str(result)) is str
-    assert type(outcomes["registry.call"]) is str
+    # The faces ask a value its class (a proxy's own answer: it may stand for a
+    # ToolResult). A class that raises, or a false ToolResult, is a failed call; any
+    # other value comes back as is. Every face agrees, sync and async tools alike.
+    fails = wrap == "plain" and (lie is ToolResult or ("__class__" in broken and lie is None))
+    agently = [outcomes[f] for f in ("call_tool", "async_call_tool", "Tool.call", "Tool.acall")]
+    results = [
+        outcomes[f]
+        for f in ("execute_sync", "execute", "Tool.run_sync", "Tool.run", "Tool.execute")
+        if f in outcomes
+    ]
+    assert all(type(result) is ToolResult for result in results)
+    if fails:
+        assert type(agently[0]) is str and agently[0].startswith("Error: "), agently[0]
+        assert all(answer == agently[0] for answer in agently), agently
+        assert all(r == ToolResult.fail(agently[0].removeprefix("Error: ")) for r in results)
+        assert outcomes["registry.call"] == agently[0]
+    else:
+        assert all(answer is value for answer in agently)  # the value itself
+        assert all(r.success is True and r.data is value for r in results)
+        assert all(type(str(r)) is str for r in results)
+        assert type(outcomes["registry.call"]) is str
 
 
 @settings(max_examples=25, deadline=None)
@@ -241,3 +254,42 @@ async def test_the_mcp_server_answers_a_hostile_value() -> None:
                 assert len(texts) == 1 and texts[0], texts
                 assert "Traceback" not in texts[0]
                 assert (await client.call_tool_mcp("add", {"a": 1, "b": 2})).content[0].text == "3"
+
+
+class ResultProxy:
+    """A proxy that stands for a `ToolResult` (``__class__`` and attributes forwarded)."""
+
+    def __init__(self, target: ToolResult) -> None:
+        self._target = target
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # type: ignore[override]
+        return ToolResult
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+def test_a_proxy_of_a_tool_result_is_read_as_the_result_it_stands_for(is_async: bool) -> None:
+    registry = ToolRegistry()
+    if is_async:
+
+        @registry.tool(name="proxied")
+        async def proxied_async(ok: bool) -> object:
+            return ResultProxy(ToolResult.ok(1) if ok else ToolResult.fail("nope"))
+
+    else:
+
+        @registry.tool
+        def proxied(ok: bool) -> object:
+            return ResultProxy(ToolResult.ok(1) if ok else ToolResult.fail("nope"))
+
+    assert registry.call_tool("proxied", {"ok": True}) == 1
+    assert registry.call_tool("proxied", {"ok": False}) == "Error: nope"
+    for result, expected in (
+        (registry.execute_sync("proxied", {"ok": True}), ToolResult.ok(1)),
+        (asyncio.run(registry.execute("proxied", {"ok": False})), ToolResult.fail("nope")),
+    ):
+        assert type(result) is ToolResult  # the genuine article, not the proxy
+        assert result == expected
