@@ -19,9 +19,9 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from . import _shifting
+from ._reply_fields import ToolCall
 from ._result import ToolResult, failure_text, outside_text, to_text
 from ._threads import CallTimeout
-from ._tool_calls import ToolCall
 
 __all__ = [
     "WRITERS",

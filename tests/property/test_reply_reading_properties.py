@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 
 from tool_call_replies import FORMATS, Call, levels
-from tooldeck import ToolRegistry, _tool_calls
+from tooldeck import ToolRegistry, _reply_fields
 from tooldeck._tool_calls import read_tool_calls
 
 pytestmark = pytest.mark.timeout(300)
@@ -42,8 +42,8 @@ def add(a: int = 0, b: int = 0) -> int:
 
 def clear_caches() -> None:
     """Forget every class tooldeck has met (as a fresh process has)."""
-    _tool_calls.SDK_FORMATS.clear()
-    for learned in (_tool_calls._PYDANTIC, _tool_calls._MAPPINGS, _tool_calls._OBJECTS):
+    _reply_fields.SDK_FORMATS.clear()
+    for learned in (_reply_fields.PYDANTIC, _reply_fields._MAPPINGS, _reply_fields._OBJECTS):
         learned.clear()
 
 
