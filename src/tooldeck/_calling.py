@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ._pipeline import SYNC_FAILURES, Context, Pipeline
-from ._result import ToolResult, ok
-from ._running import COROUTINE, Arguments, cause, positional_adapter
+from ._result import ToolResult, as_result, ok
+from ._running import COROUTINE, Arguments, positional_adapter
 from ._shifting import run_coroutine
 
 __all__ = ["SYNC_FAILURES", "CallFaces", "Context", "Injecting", "InjectingMany"]
@@ -109,10 +109,10 @@ class CallFaces(Pipeline):
             value = direct(**args)
             if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
                 value = run_coroutine(value)
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     def _call_other(self, arguments: Arguments, kwargs: dict[str, Any], context: Context) -> Any:
@@ -129,10 +129,10 @@ class CallFaces(Pipeline):
                 value = plain(**args)
                 if value.__class__ is COROUTINE:
                     value = run_coroutine(value)
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def acall(
@@ -177,10 +177,10 @@ class CallFaces(Pipeline):
             running = adirect(**args)
             del args  # not held while the tool runs: 10,000 calls in flight are less garbage
             value = await running
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except Exception as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def _acall_other(
@@ -197,10 +197,10 @@ class CallFaces(Pipeline):
                 value = await self._run_async(args)
             else:  # a plain async tool called with keyword arguments
                 value = await plain(**args)
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except Exception as exc:
             return "Error: " + self._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     # -- calling: the ToolResult face ---------------------------------------------------
@@ -236,9 +236,9 @@ class CallFaces(Pipeline):
             running = adirect(**args)
             del args
             value = await running
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except Exception as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return self._failed(exc)
 
     async def _run_other(
         self, arguments: Arguments, kwargs: dict[str, Any], context: Context
@@ -251,9 +251,9 @@ class CallFaces(Pipeline):
                 value = await self._run_async(args)
             else:  # a plain async tool called with keyword arguments
                 value = await plain(**args)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except Exception as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return self._failed(exc)
 
     def run_sync(
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -286,9 +286,9 @@ class CallFaces(Pipeline):
             value = direct(**args)
             if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return self._failed(exc)
 
     def _run_sync_other(
         self, arguments: Arguments, kwargs: dict[str, Any], context: Context
@@ -303,9 +303,9 @@ class CallFaces(Pipeline):
                 value = plain(**args)
                 if value.__class__ is COROUTINE:
                     value = run_coroutine(value)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(self._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return self._failed(exc)
 
     async def execute(self, **kwargs: Any) -> ToolResult:
         """The `BaseTool` interface: `run` with keyword arguments."""

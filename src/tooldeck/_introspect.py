@@ -34,6 +34,7 @@ __all__ = [
     "agently_params",
     "analyse_param",
     "check_doc_params",
+    "class_docstring",
     "docstring",
     "refuse_generators",
     "signature_params",
@@ -74,6 +75,18 @@ def docstring(func: Callable[..., Any]) -> str | None:
     call = _signature_target(inner)
     text = getattr(call, "__doc__", None) or type(inner).__dict__.get("__doc__")
     return inspect.cleandoc(text) if isinstance(text, str) else None
+
+
+def class_docstring(func: Callable[..., Any]) -> str | None:
+    """A callable object's class's own docstring: it describes the tool, as the OpenAI
+    Agents SDK reads it (its parameters are still read from `docstring`, ``__call__``'s
+    when it has one: a class docstring's Args may be the constructor's). ``None`` for a
+    function, or a class without a docstring of its own."""
+    inner = unwrap_partial(func)
+    if inspect.isroutine(inner) or isinstance(inner, type):
+        return None
+    text = type(inner).__dict__.get("__doc__")
+    return inspect.cleandoc(text) if isinstance(text, str) and text.strip() else None
 
 
 def refuse_generators(func: Callable[..., Any], name: str) -> None:

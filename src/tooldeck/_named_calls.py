@@ -12,16 +12,18 @@ and validator, and its failures are worded by the tool, so both routes answer al
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
 from ._calling import SYNC_FAILURES, Context
-from ._result import ToolResult, clip, ok
-from ._running import COROUTINE, Arguments, cause
+from ._result import ToolResult, as_result, clip, failure_text, ok, outside_text
+from ._running import COROUTINE, Arguments
 from ._shifting import run_coroutine
+from ._threads import CallTimeout
 from ._tool import Tool
-from ._tool_calls import READERS, SDK_FORMATS, read_tool_calls
-from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls
+from ._tool_calls import read_tool_calls
+from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls, run_calls_sync
 
 __all__ = ["NamedCalls"]
 
@@ -92,10 +94,10 @@ class NamedCalls:
             value = direct(**args)
             if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + found._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def async_call_tool(  # noqa: C901
@@ -148,10 +150,10 @@ class NamedCalls:
                 return await found.acall(kwargs, context=context)
         try:
             value = await running
+            if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
+                return value.data if value.success else str(as_result(value))  # "Error: ..."
         except Exception as exc:
             return "Error: " + found._failure(exc)
-        if value.__class__ is ToolResult:
-            return value.data if value.success else str(value)  # "Error: ..."
         return value
 
     async def execute(
@@ -191,9 +193,9 @@ class NamedCalls:
             running = adirect(**args)
             del args
             value = await running
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except Exception as exc:
-            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return found._failed(exc)
 
     def execute_sync(
         self, name: str, arguments: Arguments = None, *, context: Context = None
@@ -232,9 +234,35 @@ class NamedCalls:
             value = direct(**args)
             if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except SYNC_FAILURES as exc:
-            return ToolResult.fail(found._refusal(exc), exception=cause(exc))
-        return value if value.__class__ is ToolResult else ok(value)
+            return found._failed(exc)
+
+    def _unanswered(self, name: str, started: bool) -> ToolResult:
+        """A call of a sync turn that a blocked loop did not let finish (`run_calls_sync`)."""
+        found = self._find(name)
+        if started and found is not None and found._timeout is not None:
+            return ToolResult.fail(found._failure(CallTimeout()))  # "timed out after ..."
+        if started:
+            why = "did not finish: tooldeck's event loop was blocked by another call"
+        else:
+            why = "was not called: tooldeck's event loop was blocked by another call"
+        return ToolResult.fail(f"Tool '{clip(name)}' {why}")
+
+    async def _execute_for_sync(
+        self, name: str, arguments: Arguments, *, context: Context
+    ) -> ToolResult:
+        """`execute` for a sync caller: a ``CancelledError`` the tool raised is its failure,
+        as `execute_sync` reports it (a sync caller has no task to cancel)."""
+        try:
+            return await self.execute(name, arguments, context=context)
+        except asyncio.CancelledError as exc:
+            # The turn itself cancelled (its sync caller interrupted) cancels this task:
+            # that propagates. (Python 3.10 cannot tell; run_calls' own wait still stops.)
+            cancelling = getattr(asyncio.current_task(), "cancelling", None)
+            if cancelling is not None and cancelling():
+                raise
+            return ToolResult.fail(outside_text(failure_text(exc)), exception=exc)
 
     def call(
         self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -280,19 +308,16 @@ class NamedCalls:
         """
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
-        found = SDK_FORMATS.get(type(reply)) if format is None else None
-        if found is not None:  # an SDK's reply object, known by its class
-            calls = READERS[found](reply)
-        else:
-            found, calls = read_tool_calls(reply, format)
+        found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: run it here, straight through `execute_sync`
             _, name, arguments = calls[0]
             results = [self.execute_sync(name, arguments, context=context)]
         else:  # concurrently, on tooldeck's background loop
-            execute = functools.partial(self.execute, context=context)
-            results = run_coroutine(run_calls(calls, execute, max_concurrency))
+            execute = functools.partial(self._execute_for_sync, context=context)
+            timeouts = [getattr(self._find(name), "_timeout", None) for _, name, _ in calls]
+            results = run_calls_sync(calls, execute, max_concurrency, timeouts, self._unanswered)
         return WRITERS[found](calls, results)
 
     async def async_run_tool_calls(
@@ -307,11 +332,7 @@ class NamedCalls:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
-        found = SDK_FORMATS.get(type(reply)) if format is None else None
-        if found is not None:  # an SDK's reply object, known by its class
-            calls = READERS[found](reply)
-        else:
-            found, calls = read_tool_calls(reply, format)
+        found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: spare the runner

@@ -20,11 +20,20 @@ from pydantic_core import ValidationError
 
 from ._injected import Injection, MissingContext, context_values
 from ._lazy import lazy
-from ._result import CallFailure, clip, failure_text, format_validation_error, outside_text
+from ._result import (
+    CallFailure,
+    ToolResult,
+    clip,
+    failure_text,
+    format_validation_error,
+    outside_text,
+    validation_failure,
+)
 from ._running import (
     Arguments,
     AsyncRunner,
     SyncRunner,
+    cause,
     check_size,
     may_return_awaitable,
     merge,
@@ -155,7 +164,8 @@ class Pipeline:
                 return spec.validate_json(arguments)
             return spec.validate_python(arguments)
         except ValidationError as exc:
-            raise CallFailure(format_validation_error(exc, spec.name)) from exc
+            text, light = validation_failure(exc, spec.name)
+            raise CallFailure(text) from light  # not the whole error: it holds the input
         except RecursionError as exc:  # a Python value nested deeper than the stack
             raise CallFailure(too_deep(spec.name)) from exc
 
@@ -169,6 +179,13 @@ class Pipeline:
         # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
         # a user's validator raised.
         return self._failure(exc)
+
+    def _failed(self, exc: BaseException) -> ToolResult:
+        """A failed call as a `ToolResult`: the text, and the exception kept (`cause`)."""
+        if type(exc) is ValidationError:  # arguments refused on a fast path: read once
+            text, light = validation_failure(exc, self._spec.name)
+            return ToolResult.fail(text, exception=light)
+        return ToolResult.fail(self._refusal(exc), exception=cause(exc))
 
     def _failure(self, exc: BaseException) -> str:
         if isinstance(exc, CallFailure):  # tooldeck's own words, already bounded

@@ -9,24 +9,30 @@ failed ``ToolResult`` for the developer's logs.
 from __future__ import annotations
 
 import json
+import traceback
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, final
 
-from pydantic_core import ValidationError, to_jsonable_python
+from pydantic_core import PydanticCustomError, ValidationError, to_jsonable_python
 
 __all__ = [
     "MAX_ERROR",
     "MORE_PROBLEMS",
     "CallFailure",
     "ToolResult",
+    "as_result",
     "clip",
     "echo",
     "failure_text",
     "format_validation_error",
+    "light_validation_error",
     "ok",
     "outside_text",
     "problem_lines",
     "to_text",
+    "validation_failure",
+    "without_locals",
 ]
 
 # Characters of a model-supplied value echoed back in an error: enough for the model
@@ -60,6 +66,15 @@ class ToolResult:
     error: str | None = None
     exception: BaseException | None = field(default=None, repr=False, compare=False, kw_only=True)
 
+    def __post_init__(self) -> None:
+        # Every face reads ``success`` as a bool; anything else (a proxy whose __bool__
+        # raises, "no") would raise out of a face or pass a failure as a success.
+        if type(self.success) is not bool:
+            raise TypeError(
+                f"ToolResult.success must be a bool, got {_type_name(self.success)}: "
+                "use ToolResult.ok(...) or ToolResult.fail(...)"
+            )
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every face knows a tool's result by its exact class (one identity check per
         # call); a subclass would pass as a plain value, a failure as a success.
@@ -83,7 +98,7 @@ class ToolResult:
         return {"success": self.success, "data": self.data, "error": self.error}
 
     def __str__(self) -> str:
-        if not self.success:
+        if self.success is not True:
             return "Error: " + _safe_str(self.error)
         return to_text(self.data)
 
@@ -106,6 +121,14 @@ def ok(data: Any) -> ToolResult:
     _set_error(result, None)
     _set_exception(result, None)
     return result
+
+
+def as_result(value: Any) -> ToolResult:
+    """A tool's value whose ``__class__`` says ``ToolResult``: itself, or — a proxy of
+    one — the `ToolResult` it stands for (what it says must make one, or it raises)."""
+    if type(value) is ToolResult:
+        return value
+    return ToolResult(value.success, value.data, value.error)
 
 
 class CallFailure(Exception):
@@ -161,11 +184,14 @@ def to_text(value: Any) -> str:
     list, an int too long to print) falls back to its ``str()``, so the model always
     gets something readable.
     """
-    if isinstance(value, str):
-        return value if type(value) is str else _safe_str(value)  # a subclass: its characters
+    kind = type(value)  # never isinstance: it reads ``__class__``, which a proxy may break
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if issubclass(kind, str):
+        return str.__getitem__(value, slice(None))  # a subclass: its characters
     try:
         # An int's JSON is its repr (which raises, like the encoder, past 4300 digits).
-        return int.__repr__(value) if type(value) is int else _to_json(value)
+        return int.__repr__(value) if kind is int else _to_json(value)
     except Exception:  # not plain JSON data: try Pydantic's view of it
         pass
     try:
@@ -176,12 +202,8 @@ def to_text(value: Any) -> str:
 
 def clip(value: Any, limit: int = _MAX_SHOWN) -> str:
     """A short, single-line, printable rendering of a value for an error message."""
-    if type(value) is str:
-        text = value
-    elif isinstance(value, str):  # its characters: none of a subclass's methods runs
-        text = str.__getitem__(value, slice(None))
-    else:
-        text = _safe_str(value)
+    # A str subclass as its characters (none of its methods runs), or any value.
+    text = value if type(value) is str else _safe_str(value)
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -194,7 +216,62 @@ def format_validation_error(exc: ValidationError, tool_name: str) -> str:
     Values are echoed as a short prefix (`clip`), and at most
     ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
     """
+    return _validation_text(exc.errors(include_url=False), tool_name)
+
+
+def validation_failure(exc: ValidationError, tool_name: str) -> tuple[str, ValidationError]:
+    """`format_validation_error`'s text, and the error a failed result keeps for logs.
+
+    The error kept is light: the problems listed, without the values refused (a
+    ``ValidationError`` holds every value it refused, and a line error per problem:
+    kept whole, a turn of bad calls with big arguments pinned many times the reply).
+    It keeps the original's traceback, its frames' locals cleared.
+    """
     errors = exc.errors(include_url=False)
+    if len(errors) <= _MAX_PROBLEMS and all(_is_small(error.get("input")) for error in errors):
+        return _validation_text(errors, tool_name), exc  # light already: the usual case
+    return _validation_text(errors, tool_name), light_validation_error(exc, errors)
+
+
+def _is_small(value: Any) -> bool:
+    """A value an error may keep: ``None``, a bool, a float, a short str or int."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= _MAX_MESSAGE
+    if kind is int:
+        return -_SMALL_INT < value < _SMALL_INT  # type: ignore[no-any-return]
+    return value is None or kind is bool or kind is float
+
+
+_SMALL_INT = 2**64
+
+
+def light_validation_error(
+    exc: ValidationError, errors: list[Any] | None = None
+) -> ValidationError:
+    """``exc`` without its input values: its first problems, their places and messages."""
+    if errors is None:
+        errors = exc.errors(include_url=False)
+    details: list[Any] = [
+        {
+            "type": PydanticCustomError(clip(error["type"]), clip(error["msg"], _MAX_MESSAGE)),
+            "loc": tuple(part if type(part) is int else clip(part) for part in error["loc"]),
+            "input": None,
+        }
+        for error in errors[:_MAX_PROBLEMS]
+    ]
+    light = ValidationError.from_exception_data(clip(exc.title), details)
+    return light.with_traceback(without_locals(exc.__traceback__))
+
+
+def without_locals(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` with the locals of its finished frames cleared (the lines stay)."""
+    if tb is not None:
+        traceback.clear_frames(tb)  # an executing frame (the caller's) is left as is
+    return tb
+
+
+def _validation_text(errors: list[Any], tool_name: str) -> str:
     lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
     lines += [_problem(error) for error in errors[:_MAX_PROBLEMS]]
     return "\n".join(lines + _more(len(errors)))
@@ -249,19 +326,29 @@ _NOT_AN_OBJECT = frozenset({"dict_type", "model_type", "model_attributes_type"})
 
 def echo(value: Any) -> str:
     """A model-supplied value as an error message shows it: a short prefix of its text."""
-    return clip(repr(value) if isinstance(value, str) else to_text(value))
+    return clip(str.__repr__(value) if issubclass(type(value), str) else to_text(value))
 
 
 def _safe_str(value: Any) -> str:
-    """``str(value)`` that never raises; a ``str`` (or a subclass) as its characters."""
-    if isinstance(value, str):  # none of a subclass's methods runs
-        return value if type(value) is str else str.__getitem__(value, slice(None))
+    """``str(value)`` that never raises; a ``str`` (or a subclass) as its characters.
+
+    Nothing here asks the value its ``__class__`` (``isinstance`` would): a lazy proxy
+    used outside its context raises there too.
+    """
+    kind = type(value)
+    if issubclass(kind, str):  # none of a subclass's methods runs
+        return value if kind is str else str.__getitem__(value, slice(None))
     try:
         text = str(value)
     except Exception:  # a hostile __str__ must not break error reporting
         text = None
-    if isinstance(text, str):  # a subclass read as its characters only
+    if text is not None and issubclass(type(text), str):  # a subclass: its characters only
         return text if type(text) is str else str.__getitem__(text, slice(None))
-    if isinstance(value, int):  # past sys.get_int_max_str_digits()
-        return f"<int of {value.bit_length()} bits>"
-    return f"<{type(value).__name__} object>"
+    if issubclass(kind, int):  # past sys.get_int_max_str_digits()
+        return f"<int of {int.bit_length(value)} bits>"
+    return f"<{_type_name(value)} object>"
+
+
+def _type_name(value: Any) -> str:
+    name = type(value).__name__  # a type's own name: a str, whatever the instance does
+    return name if type(name) is str else "unknown"

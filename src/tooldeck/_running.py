@@ -17,7 +17,9 @@ import types
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, get_origin
 
-from ._result import CallFailure, ToolResult, clip
+from pydantic_core import ValidationError
+
+from ._result import CallFailure, ToolResult, clip, light_validation_error, without_locals
 from ._shifting import run_coroutine, with_timeout
 from ._threads import ThreadLot, call_in_thread, to_thread, wait_in_thread
 
@@ -135,7 +137,12 @@ COROUTINE = types.CoroutineType
 
 
 def _is_awaitable(value: Any) -> bool:
-    return value.__class__ is COROUTINE or inspect.isawaitable(value)
+    if value.__class__ is COROUTINE:
+        return True
+    try:
+        return inspect.isawaitable(value)
+    except Exception:  # isinstance reads ``__class__``: a lazy proxy's may raise
+        return False
 
 
 async def _await(awaitable: Any) -> Any:
@@ -167,9 +174,18 @@ def too_deep(name: str) -> str:
 
 
 def cause(exc: BaseException) -> BaseException:
-    """What a failed result keeps for logs: the real error, not tooldeck's wrapper."""
-    if isinstance(exc, CallFailure) and exc.__cause__ is not None:
-        return exc.__cause__  # e.g. the pydantic ValidationError behind the message
+    """What a failed result keeps for logs: the real error, not tooldeck's wrapper; and
+    light, pinning none of the arguments refused (a failed call's result may be kept
+    long: a turn keeps all of its results until it ends)."""
+    if isinstance(exc, CallFailure):
+        inner = exc.__cause__  # e.g. the ValidationError behind the message (light already)
+        if inner is None:
+            without_locals(exc.__traceback__)  # its frames held the parsed arguments
+            return exc
+        without_locals(inner.__traceback__)
+        return inner
+    if type(exc) is ValidationError:
+        return light_validation_error(exc)
     return exc
 
 

@@ -21,11 +21,12 @@ from typing import Any
 
 import pydantic
 
-from ._docstrings import parse_docstring
+from ._docstrings import ParsedDocstring, parse_docstring
 from ._injected import Injection, marked_inside
 from ._introspect import (
     agently_params,
     check_doc_params,
+    class_docstring,
     docstring,
     refuse_generators,
     signature_params,
@@ -97,7 +98,7 @@ def build_spec(
     return_annotation, returns_schema, returns_result = return_schema(hints, tool_name)
     return ToolSpec(
         name=tool_name,
-        description=description if description is not None else (doc.description or tool_name),
+        description=description if description is not None else _described(func, doc, tool_name),
         parameters=share_leaves(schema),
         returns=share_leaves(returns_schema),
         return_annotation=return_annotation,
@@ -170,3 +171,11 @@ def _model_validators(
     raise ToolDefinitionError(
         f"args_schema must be a Pydantic v2 or v1 model class, not {model!r}", tool=tool_name
     )
+
+
+def _described(func: Callable[..., Any], doc: ParsedDocstring, tool_name: str) -> str:
+    """The tool's description: a callable object's class docstring, else the docstring
+    read (the function's, or ``__call__``'s), else its name."""
+    own = class_docstring(func)
+    summary = parse_docstring(own).description if own is not None else ""
+    return summary or doc.description or tool_name

@@ -28,7 +28,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
-from ._threads import CallTimeout, call_in_thread, to_thread, waiting
+from ._threads import CallTimeout, Deadline, call_in_thread, to_thread, wait_watched, waiting
 
 __all__ = [
     "LOOP_GRACE",
@@ -121,11 +121,19 @@ def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, name: str) -> threadin
     return thread
 
 
-def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) -> R:
+def run_coroutine(
+    coro: Coroutine[Any, Any, R], timeout: float | None = None, *, deadline: Deadline | None = None
+) -> R:
     """Run ``coro`` to completion from synchronous code and return its result.
 
+    ``deadline`` (a `time.monotonic` time, asked again as it may move; ``None``: none
+    yet) is when the caller stops waiting for a loop that cannot finish the coroutine:
+    a turn of calls whose timed call overran its timeout, which a loop only misses
+    when a coroutine on it blocks.
+
     Raises:
-        CallTimeout: ``timeout`` seconds passed; the coroutine is cancelled.
+        CallTimeout: ``timeout`` seconds passed, or ``deadline``; the coroutine is
+            cancelled.
     """
     if timeout is not None:
         coro = with_timeout(coro, timeout)
@@ -135,18 +143,24 @@ def run_coroutine(coro: Coroutine[Any, Any, R], timeout: float | None = None) ->
         or waiting(loop_thread)
         or getattr(_workers, "mine", False)
     ):
-        return _run_apart(coro, timeout)
+        return _run_apart(coro, timeout, deadline)
     future = asyncio.run_coroutine_threadsafe(_capture(coro), background_loop())
     try:
         if timeout is not None and not concurrent.futures.wait((future,), timeout + LOOP_GRACE)[0]:
             _blocked_loop(timeout)
+        if deadline is not None and not wait_watched(
+            lambda seconds: bool(concurrent.futures.wait((future,), seconds)[0]), deadline
+        ):
+            _blocked_loop(None)
         return _unwrap(future.result())
     except BaseException:
         future.cancel()  # KeyboardInterrupt while waiting: stop the coroutine too
         raise
 
 
-def _run_apart(coro: Coroutine[Any, Any, R], timeout: float | None) -> R:
+def _run_apart(
+    coro: Coroutine[Any, Any, R], timeout: float | None, deadline: Deadline | None = None
+) -> R:
     """Run ``coro`` on a loop of its own, in a thread of its own, and wait for it.
 
     For when the background loop cannot take it: this thread *is* that loop (a
@@ -158,18 +172,19 @@ def _run_apart(coro: Coroutine[Any, Any, R], timeout: float | None) -> R:
     """
     wait = None if timeout is None else timeout + LOOP_GRACE  # a coroutine that never yields
     outcome: tuple[R | None, BaseException | None] = call_in_thread(
-        asyncio.run, (_capture(coro),), {}, timeout=wait
+        asyncio.run, (_capture(coro),), {}, timeout=wait, deadline=deadline
     )
     return _unwrap(outcome)
 
 
-def _blocked_loop(timeout: float) -> NoReturn:
+def _blocked_loop(timeout: float | None) -> NoReturn:
     """The loop did not even fire the timeout: a coroutine on it blocks. Stop waiting."""
+    what = "a call's timeout" if timeout is None else f"a {timeout:g}s timeout"
     logger.warning(
-        "tooldeck's event loop did not fire a %gs timeout within %gs: a coroutine on it "
+        "tooldeck's event loop did not fire %s within %gs: a coroutine on it "
         "blocks (an async tool calling blocking code?); async tools called from sync code "
         "stall until it yields",
-        timeout,
+        what,
         LOOP_GRACE,
     )
     raise CallTimeout

@@ -19,6 +19,7 @@ import contextvars
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
@@ -30,6 +31,7 @@ __all__ = [
     "call_in_thread",
     "to_thread",
     "wait_in_thread",
+    "wait_watched",
     "waiting",
 ]
 
@@ -182,6 +184,25 @@ def _abandon(func: Callable[..., Any], timeout: float, outcome: _Outcome) -> Non
     )
 
 
+Deadline = Callable[[], "float | None"]
+_POLL = 0.05  # seconds between two looks at a moving deadline
+
+
+def wait_watched(wait: Callable[[float], bool], deadline: Deadline) -> bool:
+    """Wait (``wait(seconds)`` → done) until done or ``deadline()`` has passed; done?
+
+    ``deadline()`` is a `time.monotonic` time, or ``None`` for none yet; it is asked
+    again every few hundredths of a second, as it may move (a call of a turn starts).
+    """
+    while True:
+        until = deadline()
+        step = _POLL if until is None else min(_POLL, until - time.monotonic())
+        if step <= 0:
+            return wait(0)
+        if wait(step):
+            return True
+
+
 def call_in_thread(
     func: Callable[..., R],
     args: tuple[Any, ...],
@@ -189,8 +210,10 @@ def call_in_thread(
     *,
     timeout: float | None,
     lot: ThreadLot | None = None,
+    deadline: Deadline | None = None,
 ) -> R:
-    """Run ``func`` in a daemon thread, waiting at most ``timeout`` seconds.
+    """Run ``func`` in a daemon thread, waiting at most ``timeout`` seconds (or until
+    ``deadline``, see `wait_watched`).
 
     Raises:
         CallTimeout: the thread was still running; it is abandoned.
@@ -199,9 +222,9 @@ def call_in_thread(
     finished = threading.Event()
     with _waiting_here():  # marked before the thread starts: it may call back at once
         outcome = _start_daemon(func, args, kwargs, finished.set, lot)
-        done = finished.wait(timeout)
+        done = finished.wait(timeout) if deadline is None else wait_watched(finished.wait, deadline)
     if not done:
-        _abandon(func, cast(float, timeout), outcome)
+        _abandon(func, timeout or 0.0, outcome)
         raise CallTimeout
     if outcome.error is not None:
         raise outcome.error

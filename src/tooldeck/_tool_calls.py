@@ -14,81 +14,33 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._reply_fields import (
+    LIST,
+    MISSING,
+    PYDANTIC,
+    SDK_FORMATS,
+    Fields,
+    NotAReply,
+    ToolCall,
+    fields_of,
+    not_a_reply,
+    sdk_format,
+)
 from ._result import clip
 
-__all__ = ["FORMATS", "READERS", "SDK_FORMATS", "ToolCall", "detect_format", "read_tool_calls"]
+__all__ = [
+    "FORMATS",
+    "READERS",
+    "SDK_FORMATS",
+    "ToolCall",
+    "detect_format",
+    "read_tool_calls",
+]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 
 
-# One call a model asked for: ``(id, name, arguments)``. The provider's id (``None`` for
-# a Gemini call without one), the tool's name, and the arguments as the provider sent
-# them: JSON text (OpenAI) or an object. A plain tuple: a named tuple costs four times as
-# much to make (~100 ns against ~25), a thirtieth of a one-call turn.
-ToolCall = tuple[str | None, str, Any]
-
-
-# -- reading a reply's fields, from dicts and SDK objects alike ------------------------
-
-
-class _Attributes:
-    """An object's attributes read like a dict's keys (``None`` when missing)."""
-
-    __slots__ = ("_obj",)
-
-    def __init__(self, obj: object) -> None:
-        self._obj = obj
-
-    def get(self, key: str, default: Any = None, /) -> Any:
-        return getattr(self._obj, key, default)
-
-    def __contains__(self, key: str) -> bool:
-        return hasattr(self._obj, key)
-
-
-_Fields = Mapping[str, Any] | _Attributes
-_MISSING: Any = object()  # ``fields.get(key, _MISSING)``: a key absent, not set to None
-
-
-def _fields(obj: Any) -> _Fields:
-    """The fields of one piece of a reply: a dict's keys, an SDK object's attributes.
-
-    The readers inline its first case (``obj.__dict__ if type(obj) in _PYDANTIC``), the
-    SDKs' objects, and skip ``isinstance`` checks for them (~60 ns each on a pydantic
-    model, which has a deep class hierarchy): the readers are most of `run_tool_calls`.
-    """
-    cls = type(obj)
-    if cls in _PYDANTIC:
-        # pydantic models keep their fields in ``__dict__``: reading it spares
-        # pydantic's ``__getattr__``, ~2 µs for each name the model does not have.
-        return obj.__dict__  # type: ignore[no-any-return]
-    if cls is dict or cls in _MAPPINGS:
-        return obj  # type: ignore[no-any-return]
-    if cls in _OBJECTS:
-        return _Attributes(obj)
-    _learn(cls)
-    return _fields(obj)
-
-
-# How to read each class met (a few: the SDKs' reply classes), learned on first sight.
-_PYDANTIC: set[type] = set()
-_MAPPINGS: set[type] = set()
-_OBJECTS: set[type] = set()
-
-
-def _learn(cls: type) -> None:
-    if issubclass(cls, Mapping):
-        _MAPPINGS.add(cls)
-    elif hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__fields__"):  # pydantic 2 or 1
-        _PYDANTIC.add(cls)
-    else:
-        _OBJECTS.add(cls)
-
-
-_LIST = (list, tuple)  # a list of calls, parts or blocks (``isinstance(x, _LIST)``)
-
-
-def _gemini_call_of(part: _Fields) -> Any:
+def _gemini_call_of(part: Fields) -> Any:
     """A Gemini part's ``function_call`` (snake_case: the SDK; camelCase: REST)."""
     found = part.get("function_call")
     return part.get("functionCall") if found is None else found
@@ -99,7 +51,7 @@ _FUNCTION_CALL_KEYS = frozenset(
 )
 
 
-def _is_gemini_function_call(item: Any, fields: _Fields) -> bool:
+def _is_gemini_function_call(item: Any, fields: Fields) -> bool:
     """A Gemini ``FunctionCall`` itself (not a part holding one)."""
     if isinstance(item, Mapping):
         return "name" in item and item.keys() <= _FUNCTION_CALL_KEYS
@@ -132,7 +84,7 @@ _PART_KEYS = frozenset(
 
 def _item_format(item: Any) -> str | None:
     """The provider of one call item (``None``: not a call, or not a known item)."""
-    fields = _fields(item)
+    fields = fields_of(item)
     kind = fields.get("type")
     if kind == "function_call":
         return "openai-responses"
@@ -149,7 +101,7 @@ def _item_format(item: Any) -> str | None:
 
 def _is_known_item(item: Any) -> bool:
     """An item of some provider's reply that is not a call (a text block, a part...)."""
-    return isinstance(_fields(item).get("type"), str) or _is_gemini_part(item)
+    return isinstance(fields_of(item).get("type"), str) or _is_gemini_part(item)
 
 
 def detect_format(reply: Any) -> str | None:
@@ -158,41 +110,34 @@ def detect_format(reply: Any) -> str | None:
     Raises:
         TypeError: ``reply`` is no provider's reply, nor a part of one.
     """
-    if isinstance(reply, _LIST):
+    if isinstance(reply, LIST):
         for item in reply:
             found = _item_format(item)
             if found is not None:
                 return found
             if not _is_known_item(item):
-                raise _not_a_reply(item)
+                raise not_a_reply(item)
         return None
-    cls = type(reply)
-    found = SDK_FORMATS.get(cls)
-    if found is None:
-        found = _reply_format(_fields(reply)) or _item_format(reply)
+    found = SDK_FORMATS.get(type(reply)) or sdk_format(type(reply))
+    if found is None:  # read from this reply's own shape, every time
+        found = _reply_format(fields_of(reply)) or _item_format(reply)
         if found is None:
-            raise _not_a_reply(reply)
-        if cls in _PYDANTIC:
-            SDK_FORMATS[cls] = found
+            raise not_a_reply(reply)
     return found
 
 
-# An SDK object's class fixes its shape: its provider is recognised once per class.
-SDK_FORMATS: dict[type, str] = {}
-
-
-def _reply_format(fields: _Fields) -> str | None:
+def _reply_format(fields: Fields) -> str | None:
     """The provider of a whole reply or a message (``None``: neither)."""
     if fields.get("choices") is not None or fields.get("tool_calls") is not None:
         return "openai"
     content = fields.get("content")
-    if isinstance(content, _LIST):
+    if isinstance(content, LIST):
         return "anthropic"
-    if isinstance(fields.get("output"), _LIST):
+    if isinstance(fields.get("output"), LIST):
         return "openai-responses"
     if _is_gemini_response(fields) or "parts" in fields:
         return "gemini"
-    if content is not None and "parts" in _fields(content):
+    if content is not None and "parts" in fields_of(content):
         return "gemini"  # a candidate
     if content is None and _is_gemini_candidate(fields):
         return "gemini"  # a candidate without content: blocked, or cut at the token limit
@@ -206,30 +151,14 @@ def _reply_format(fields: _Fields) -> str | None:
 _GEMINI_ROLES = ("model", "user")  # a Content's roles ("assistant" is OpenAI's)
 
 
-def _is_gemini_candidate(fields: _Fields) -> bool:
+def _is_gemini_candidate(fields: Fields) -> bool:
     # OpenAI's choices have a finish_reason too, and a message.
     return ("finish_reason" in fields or "finishReason" in fields) and "message" not in fields
 
 
-def _is_gemini_response(fields: _Fields) -> bool:
+def _is_gemini_response(fields: Fields) -> bool:
     # A prompt blocked by Gemini's safety filters comes back without candidates.
     return "candidates" in fields or "prompt_feedback" in fields or "promptFeedback" in fields
-
-
-def _not_a_reply(value: Any, format: str | None = None) -> TypeError:
-    what = _SHAPES.get(format or "", "a model's reply")
-    return TypeError(
-        f"expected {what}, or a part of one, or its tool calls; "
-        f"got {type(value).__name__} {clip(value)}"
-    )
-
-
-_SHAPES = {
-    "openai": "an OpenAI Chat Completions reply (a completion, a message)",
-    "openai-responses": "an OpenAI Responses reply (a response, its output)",
-    "anthropic": "an Anthropic Messages reply (a message, its content)",
-    "gemini": "a Gemini reply (a response, a candidate, a Content, its parts)",
-}
 
 
 # -- the readers, one per provider ---------------------------------------------------------
@@ -243,7 +172,7 @@ def _call(format: str, call_id: Any, name: Any, arguments: Any) -> ToolCall:
         isinstance(call_id, str) or (call_id is None and format == "gemini")
     ):
         bad, what = (call_id, "id") if isinstance(name, str) else (name, "name")
-        raise TypeError(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
+        raise NotAReply(f"a {format} tool call's {what} must be a string, got {clip(bad)}")
     return (call_id, name, arguments)
 
 
@@ -253,37 +182,48 @@ def read_openai(reply: Any) -> list[ToolCall]:
     Calls of other kinds (a custom tool's) are not tooldeck's: they are left out.
     """
     items = reply
-    if type(reply) in _PYDANTIC or not isinstance(reply, _LIST):
-        fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
+    if type(reply) in PYDANTIC or not isinstance(reply, LIST):
+        fields = reply.__dict__ if type(reply) in PYDANTIC else fields_of(reply)
         choices = fields.get("choices")
         if choices is not None:
-            if not isinstance(choices, _LIST):
-                raise _not_a_reply(reply, "openai")
+            if not isinstance(choices, LIST):
+                raise not_a_reply(reply, "openai")
             if not choices:
                 return []
-            fields = _fields(_fields(choices[0]).get("message"))
+            fields = fields_of(fields_of(choices[0]).get("message"))
         elif fields.get("function") is not None:
             return _openai_calls([reply])
         tool_calls = fields.get("tool_calls")
         if tool_calls is None and (
-            fields.get("role") is None or isinstance(fields.get("content"), _LIST)
+            fields.get("role") is None or _holds_calls(fields.get("content"))
         ):
-            raise _not_a_reply(reply, "openai")  # not a chat message (a list: Anthropic's)
+            raise not_a_reply(reply, "openai")  # not a chat message, or Anthropic's
         items = tool_calls or []
     return _openai_calls(items)
+
+
+def _holds_calls(content: Any) -> bool:
+    """A content list holding a call (Anthropic's ``tool_use``): no OpenAI message's.
+
+    An OpenAI message's content may be a list of parts too (text, refusal).
+    """
+    if not isinstance(content, LIST):
+        return False
+    kinds = [fields_of(item).get("type") for item in content]
+    return any(isinstance(kind, str) and kind in _CALL_TYPES for kind in kinds)
 
 
 def _openai_calls(items: Any) -> list[ToolCall]:
     calls = []
     for item in items:
-        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
+        fields = item.__dict__ if type(item) in PYDANTIC else fields_of(item)
         function = fields.get("function")
         if function is None:
             kind = fields.get("type")
             if isinstance(kind, str) and kind not in _CALL_TYPES:
                 continue  # {"type": "custom", "custom": {...}}
-            raise _not_a_reply(item, "openai")  # no call, or another provider's
-        function = function.__dict__ if type(function) in _PYDANTIC else _fields(function)
+            raise not_a_reply(item, "openai")  # no call, or another provider's
+        function = function.__dict__ if type(function) in PYDANTIC else fields_of(function)
         calls.append(
             _call("openai", fields.get("id"), function.get("name"), function.get("arguments"))
         )
@@ -298,7 +238,7 @@ def read_openai_responses(reply: Any) -> list[ToolCall]:
     return _read_typed(reply, "output", "function_call", "openai-responses", _responses_call)
 
 
-def _responses_call(fields: _Fields) -> ToolCall:
+def _responses_call(fields: Fields) -> ToolCall:
     return _call(
         "openai-responses", fields.get("call_id"), fields.get("name"), fields.get("arguments")
     )
@@ -312,30 +252,30 @@ def read_anthropic(reply: Any) -> list[ToolCall]:
     return _read_typed(reply, "content", "tool_use", "anthropic", _anthropic_call)
 
 
-def _anthropic_call(fields: _Fields) -> ToolCall:
+def _anthropic_call(fields: Fields) -> ToolCall:
     return _call("anthropic", fields.get("id"), fields.get("name"), fields.get("input"))
 
 
 def _read_typed(
-    reply: Any, container: str, call_type: str, format: str, read: Callable[[_Fields], ToolCall]
+    reply: Any, container: str, call_type: str, format: str, read: Callable[[Fields], ToolCall]
 ) -> list[ToolCall]:
     """Providers whose items all carry a ``type``: keep the calls, skip the rest."""
     items = reply
-    if type(reply) in _PYDANTIC or not isinstance(reply, _LIST):
-        fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
+    if type(reply) in PYDANTIC or not isinstance(reply, LIST):
+        fields = reply.__dict__ if type(reply) in PYDANTIC else fields_of(reply)
         items = fields.get(container)
-        if not isinstance(items, _LIST):
+        if not isinstance(items, LIST):
             if fields.get("type") != call_type:
-                raise _not_a_reply(reply, format)
+                raise not_a_reply(reply, format)
             items = [reply]
     calls = []
     for item in items:
-        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
+        fields = item.__dict__ if type(item) in PYDANTIC else fields_of(item)
         kind = fields.get("type")
         if kind == call_type:
             calls.append(read(fields))
         elif not isinstance(kind, str) or kind in _CALL_TYPES:  # another provider's call
-            raise _not_a_reply(item, format)
+            raise not_a_reply(item, format)
     return calls
 
 
@@ -350,22 +290,22 @@ def read_gemini(reply: Any) -> list[ToolCall]:
 
     Parts without a call (text, thoughts) are left out.
     """
-    if type(reply) not in _PYDANTIC and isinstance(reply, _LIST):
+    if type(reply) not in PYDANTIC and isinstance(reply, LIST):
         items = reply
     else:
         items = _gemini_parts(reply)
     calls = []
     for item in items:
-        fields = item.__dict__ if type(item) in _PYDANTIC else _fields(item)
+        fields = item.__dict__ if type(item) in PYDANTIC else fields_of(item)
         call = fields.get("function_call")  # the SDK's snake_case, else REST's camelCase
         if call is None:
             call = fields.get("functionCall")
         if call is not None:
-            fields = call.__dict__ if type(call) in _PYDANTIC else _fields(call)
+            fields = call.__dict__ if type(call) in PYDANTIC else fields_of(call)
         elif not _is_gemini_function_call(item, fields):
             if _is_gemini_part(item):
                 continue
-            raise _not_a_reply(item, "gemini")
+            raise not_a_reply(item, "gemini")
         call_id, name = fields.get("id"), fields.get("name")
         if type(name) is str and (call_id is None or type(call_id) is str):  # `_call`, inline
             calls.append((call_id, name, fields.get("args")))
@@ -375,41 +315,41 @@ def read_gemini(reply: Any) -> list[ToolCall]:
 
 
 def _gemini_parts(reply: Any) -> Any:
-    fields = reply.__dict__ if type(reply) in _PYDANTIC else _fields(reply)
-    candidates = fields.get("candidates", _MISSING)
-    if candidates is not _MISSING or _is_gemini_response(fields):  # a response
-        if candidates is _MISSING or not candidates:
+    fields = reply.__dict__ if type(reply) in PYDANTIC else fields_of(reply)
+    candidates = fields.get("candidates", MISSING)
+    if candidates is not MISSING or _is_gemini_response(fields):  # a response
+        if candidates is MISSING or not candidates:
             return []  # a prompt blocked by Gemini's safety filters
-        if not isinstance(candidates, _LIST):
-            raise _not_a_reply(reply, "gemini")
+        if not isinstance(candidates, LIST):
+            raise not_a_reply(reply, "gemini")
         # The first candidate, as the SDK's own shortcuts (``response.text``) read.
         first = candidates[0]
-        if type(first) in _PYDANTIC:  # the SDK's Candidate: `_candidate_parts`, inline
+        if type(first) in PYDANTIC:  # the SDK's Candidate: `_candidate_parts`, inline
             content = first.__dict__.get("content")
-            if type(content) in _PYDANTIC:
+            if type(content) in PYDANTIC:
                 return content.__dict__.get("parts") or []
-        return _candidate_parts(reply, _fields(first), True)
+        return _candidate_parts(reply, fields_of(first), True)
     if "content" in fields or _is_gemini_candidate(fields):
         return _candidate_parts(reply, fields, False)
-    parts = fields.get("parts", _MISSING)
-    if parts is not _MISSING:  # a Content
+    parts = fields.get("parts", MISSING)
+    if parts is not MISSING:  # a Content
         return parts or []
     if fields.get("role") in _GEMINI_ROLES and "content" not in fields:
         return []  # a Content without parts: cut at the token limit before any
     if _gemini_call_of(fields) is not None or _is_gemini_function_call(reply, fields):
         return [reply]
-    raise _not_a_reply(reply, "gemini")
+    raise not_a_reply(reply, "gemini")
 
 
-def _candidate_parts(reply: Any, candidate: _Fields, in_response: bool) -> Any:
+def _candidate_parts(reply: Any, candidate: Fields, in_response: bool) -> Any:
     content = candidate.get("content")
     if content is None and (in_response or _is_gemini_candidate(candidate)):
         return []  # blocked, or cut at the token limit before any part
-    if type(content) in _PYDANTIC:  # the SDK's Content
+    if type(content) in PYDANTIC:  # the SDK's Content
         return content.__dict__.get("parts") or []
     if content is None or isinstance(content, (str, list, tuple)):
-        raise _not_a_reply(reply, "gemini")
-    return _fields(content).get("parts") or []
+        raise not_a_reply(reply, "gemini")
+    return fields_of(content).get("parts") or []
 
 
 READERS: dict[str, Callable[[Any], list[ToolCall]]] = {
@@ -427,10 +367,12 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
         ValueError: an unknown ``format``.
         TypeError: ``reply`` has no shape of that format (or of any, when not given).
     """
-    if format is None:
-        format = SDK_FORMATS.get(type(reply)) or detect_format(reply)
-        if format is None:
-            return None, []
-    elif format not in READERS:
+    if format is not None and format not in READERS:
         raise ValueError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
-    return format, READERS[format](reply)
+    try:
+        found = format or SDK_FORMATS.get(type(reply)) or detect_format(reply)
+        return found, (READERS[found](reply) if found is not None else [])
+    except NotAReply:
+        raise
+    except Exception as exc:  # its own code raised (a property, __iter__), or a misfit part
+        raise not_a_reply(reply, format) from exc

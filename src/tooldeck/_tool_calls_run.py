@@ -10,19 +10,25 @@ end: read (`tooldeck._tool_calls`), run, write.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ._result import ToolResult, to_text
-from ._tool_calls import ToolCall
+from . import _shifting
+from ._reply_fields import ToolCall
+from ._result import ToolResult, failure_text, outside_text, to_text
+from ._threads import CallTimeout
 
 __all__ = [
     "WRITERS",
+    "TurnWatch",
     "check_max_concurrency",
     "run_calls",
+    "run_calls_sync",
     "to_json_value",
 ]
 
@@ -167,32 +173,96 @@ class _Interrupted(Exception):
         self.exc = exc
 
 
+class TurnWatch:
+    """A turn in flight as its sync caller sees it: when each call started, its result.
+
+    Written on the loop, read by the caller: a loop blocked by a coroutine that never
+    yields cannot fire a call's timeout, so the caller stops waiting at `deadline`.
+    """
+
+    __slots__ = ("results", "started", "timeouts")
+
+    def __init__(self, timeouts: Sequence[float | None]) -> None:
+        self.timeouts = timeouts
+        self.started: list[float | None] = [None] * len(timeouts)
+        self.results: list[ToolResult | None] = [None] * len(timeouts)
+
+    def deadline(self) -> float | None:
+        """When a timed call in flight is overdue: its start, its timeout, the grace
+        the loop has to fire it (``None``: no timed call is in flight)."""
+        grace = _shifting.LOOP_GRACE  # read now: tests shorten it
+        ends = [
+            start + timeout + grace
+            for start, timeout, result in zip(
+                self.started, self.timeouts, self.results, strict=True
+            )
+            if start is not None and timeout is not None and result is None
+        ]
+        return min(ends, default=None)
+
+
+def run_calls_sync(
+    calls: Sequence[ToolCall],
+    execute: Execute,
+    max_concurrency: int | None,
+    timeouts: Sequence[float | None],
+    unanswered: Callable[[str, bool], ToolResult],
+) -> list[ToolResult]:
+    """`run_calls` for a sync caller, on tooldeck's background loop, bounded like one call.
+
+    ``timeouts``: each call's tool's timeout. Should a timed call overrun its timeout
+    (the loop is blocked), the caller stops waiting: each call answered keeps its
+    answer, and the rest get ``unanswered(name, started)``.
+    """
+    if all(timeout is None for timeout in timeouts):  # nothing to watch: as one call is
+        return _shifting.run_coroutine(run_calls(calls, execute, max_concurrency))
+    watch = TurnWatch(timeouts)
+    try:
+        return _shifting.run_coroutine(
+            run_calls(calls, execute, max_concurrency, watch), deadline=watch.deadline
+        )
+    except CallTimeout:  # the loop is blocked: answer what is known
+        results, started = list(watch.results), list(watch.started)
+    return [
+        result if result is not None else unanswered(name, started[i] is not None)
+        for i, (result, (_, name, _)) in enumerate(zip(results, calls, strict=True))
+    ]
+
+
 async def run_calls(
-    calls: Sequence[ToolCall], execute: Execute, max_concurrency: int | None = None
+    calls: Sequence[ToolCall],
+    execute: Execute,
+    max_concurrency: int | None = None,
+    watch: TurnWatch | None = None,
 ) -> list[ToolResult]:
     """Run ``calls`` concurrently, at most ``max_concurrency`` at once; results in order.
 
     Each call's failure is its own (``execute`` never raises for one). Cancelling this
     cancels the calls in flight; a call's ``KeyboardInterrupt`` or ``SystemExit``
-    cancels the others and propagates.
+    cancels the others and propagates. ``watch`` is told when each call starts and
+    what it answered.
     """
-    if len(calls) <= 1:
+    if len(calls) <= 1 and watch is None:
         return [await execute(name, arguments) for _, name, arguments in calls]
-    gate = None
+    gate: Any = contextlib.nullcontext()
     if max_concurrency is not None and max_concurrency < len(calls):
         gate = asyncio.Semaphore(max_concurrency)
 
-    async def one(call: ToolCall) -> ToolResult:
+    async def one(i: int, call: ToolCall) -> ToolResult:
         _, name, arguments = call
         try:
-            if gate is None:
-                return await execute(name, arguments)
             async with gate:
-                return await execute(name, arguments)
+                if watch is None:
+                    return await execute(name, arguments)
+                watch.started[i] = time.monotonic()
+                result = watch.results[i] = await execute(name, arguments)
+                return result
         except (KeyboardInterrupt, SystemExit) as exc:
             raise _Interrupted(exc) from None
+        except Exception as exc:  # `execute` never raises; were it to, one call fails
+            return ToolResult.fail(outside_text(failure_text(exc)), exception=exc)
 
-    tasks = [asyncio.ensure_future(one(call)) for call in calls]
+    tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     finally:

@@ -489,3 +489,44 @@ def test_a_validator_raising_anything_is_a_failed_call(arguments: Any) -> None:
     answer, result = every_answer(registry, "modelled", {"n": 1})
     assert answer == "Error: 'lookup failed'"
     assert_intact(registry)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_tool_raising_cancelled_error_in_a_turn_of_one_or_many_calls(kind: str) -> None:
+    """docs/calling.md: a sync call reports a tool's own CancelledError; the async faces
+    propagate it. A turn answers alike with one call or many."""
+    registry = build_registry()
+
+    if kind == "sync":
+
+        @registry.tool
+        def gives_up() -> None:
+            raise asyncio.CancelledError
+
+    else:
+
+        @registry.tool
+        async def gives_up() -> None:
+            raise asyncio.CancelledError
+
+    def turn(*names: str) -> dict[str, Any]:
+        calls = [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": "{}"}}
+            for i, n in enumerate(names)
+        ]
+        return {"role": "assistant", "tool_calls": calls}
+
+    def answers(reply: dict[str, Any]) -> list[str]:
+        return [message["content"] for message in registry.run_tool_calls(reply)]
+
+    assert answers(turn("gives_up")) == ["Error: CancelledError"]
+    assert answers(turn("echo", "gives_up", "gives_up")) == [
+        "Error: Invalid arguments for tool 'echo':\ntext: missing required argument",
+        "Error: CancelledError",
+        "Error: CancelledError",
+    ]
+    for reply in (turn("gives_up"), turn("echo", "gives_up")):  # the async face propagates
+        with pytest.raises(asyncio.CancelledError):
+            asyncio.run(registry.async_run_tool_calls(reply))
+    assert_intact(registry)

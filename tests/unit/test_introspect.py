@@ -7,6 +7,7 @@ Each case is one the MCP SDK's ``func_metadata``, the OpenAI Agents SDK's
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Annotated, Any, ClassVar
 
 import pytest
@@ -296,3 +297,46 @@ def test_a_field_pattern_pydantic_cannot_compile_is_a_definition_error() -> None
     with pytest.raises(ToolDefinitionError, match="look-around") as caught:
         Tool(f)
     assert caught.value.tool == "f"
+
+
+class Catalogue:
+    """Find books in the library's catalogue.
+
+    Args:
+        path: Where the catalogue lives (the constructor's, not the call's).
+    """
+
+    def __init__(self, path: str = "books.db") -> None:
+        self.path = path
+
+    def __call__(self, query: str, limit: int = 5) -> list[str]:
+        """Search the catalogue.
+
+        Args:
+            query: What to look for.
+            limit: At most this many results.
+        """
+        return [query] * limit
+
+
+def test_a_callable_objects_class_docstring_describes_it_and_call_gives_the_parameters() -> None:
+    """As the OpenAI Agents SDK reads it: the class's own docstring is the description;
+    the parameters are still described by ``__call__``'s."""
+    t = Tool(Catalogue())
+    assert t.description == "Find books in the library's catalogue."
+    assert t.parameters["properties"]["query"]["description"] == "What to look for."
+    assert t.parameters["properties"]["limit"]["description"] == "At most this many results."
+    assert "path" not in t.parameters["properties"]
+    assert Tool(Catalogue(), description="Books").description == "Books"  # given wins
+    assert Tool(functools.partial(Catalogue(), limit=2)).description == (
+        "Find books in the library's catalogue."
+    )
+
+
+def test_an_inherited_class_docstring_does_not_describe_a_callable_object() -> None:
+    class Subclass(Catalogue):
+        def __call__(self, query: str, limit: int = 5) -> list[str]:
+            """Search the catalogue twice."""
+            return [query] * limit * 2
+
+    assert Tool(Subclass()).description == "Search the catalogue twice."

@@ -329,3 +329,18 @@ async def test_run_calls_takes_any_execute() -> None:
     assert results == [ToolResult.ok("A"), ToolResult.fail("no"), ToolResult.ok("C")]
     assert sorted(seen, key=str) == sorted([("a", "{}"), ("bad", {"x": 1}), ("c", None)], key=str)
     assert await run_calls([], execute) == []
+
+
+async def test_an_execute_that_raises_fails_its_call_not_the_turn() -> None:
+    """`execute` never raises; were one to, that call fails and the others answer."""
+
+    async def execute(name: str, arguments: Any) -> ToolResult:
+        if name == "broken":
+            raise RuntimeError("broken execute")
+        return ToolResult.ok(name)
+
+    calls = [("1", "broken", {}), ("2", "fine", {})]
+    results = await run_calls(calls, execute)
+    assert results[0] == ToolResult.fail("broken execute")
+    assert isinstance(results[0].exception, RuntimeError)
+    assert results[1] == ToolResult.ok("fine")

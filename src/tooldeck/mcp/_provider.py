@@ -136,7 +136,8 @@ class ServedTool(FastMCPTool):
         try:
             result = self.convert_result(outcome.data)
         except Exception as exc:
-            return _error(f"Tool '{clip(tool.name)}' returned a value that cannot be sent: {exc}")
+            why = outside_text(failure_text(exc))  # never str(exc) bare: it may raise too
+            return _error(f"Tool '{clip(tool.name)}' returned a value that cannot be sent: {why}")
         problems = self._output_problems(result.structured_content)
         if problems:
             header = (

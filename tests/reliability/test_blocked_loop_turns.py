@@ -1,0 +1,115 @@
+"""A turn of many calls stays bounded when an async tool blocks tooldeck's loop.
+
+One sync call of an async tool with a timeout stops waiting shortly after the timeout
+even when the tool blocks the loop (it never yields, so the loop cannot fire the
+timeout). A sync ``run_tool_calls`` turn of many calls is bounded the same way: its
+timed calls answer that they timed out, the calls the blocked loop never finished say
+so, and the turn returns. Blocking forever runs in a subprocess: it holds that
+process's loop for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any
+
+import pytest
+
+from tooldeck import _shifting
+
+from .conftest import assert_intact, build_registry
+
+
+def turn(*names: str) -> dict[str, Any]:
+    calls = [
+        {"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+        for i, name in enumerate(names)
+    ]
+    return {"role": "assistant", "tool_calls": calls}
+
+
+@pytest.mark.timeout(60)
+def test_a_turn_of_many_calls_is_bounded_when_an_async_tool_blocks_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_shifting, "LOOP_GRACE", 0.2)
+    registry = build_registry()
+
+    @registry.tool(timeout=0.3)
+    async def hog() -> str:
+        time.sleep(3)  # blocking code in an async tool: the mistake this guards against
+        return "late"
+
+    started = time.monotonic()
+    answers = registry.run_tool_calls(turn("hog", "hog"))
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.5, elapsed  # not the 3 s (or 6 s) the loop is held
+    assert [a["tool_call_id"] for a in answers] == ["c0", "c1"]
+    assert answers[0]["content"] == "Error: Tool 'hog' timed out after 0.3 seconds"
+    assert answers[1]["content"].startswith("Error: Tool 'hog' ")  # timed out, or not run
+    _shifting.run_coroutine(asyncio.sleep(0))  # the loop is back once the tool returns
+    assert_intact(registry)
+    # A healthy loop: a turn of many calls answers each, well within the bound.
+    good = registry.run_tool_calls(turn("add", "add"))
+    assert [a["content"] for a in good] == [
+        "Error: Invalid arguments for tool 'add':\na: missing required argument"
+    ] * 2
+
+
+BLOCKED_FOREVER = textwrap.dedent(
+    """
+    import json, sys, threading, time
+    from tooldeck import ToolRegistry, _shifting
+
+    _shifting.LOOP_GRACE = 0.2
+    registry = ToolRegistry()
+
+    @registry.tool(timeout=0.3)
+    async def hog() -> str:
+        threading.Event().wait()  # blocks tooldeck's loop for good
+        return "never"
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    def call(i, name, arguments):
+        return {"id": f"c{i}", "type": "function",
+                "function": {"name": name, "arguments": arguments}}
+
+    reply = {"role": "assistant", "tool_calls": [
+        call(0, "hog", "{}"), call(1, "add", '{"a": 1, "b": 2}'), call(2, "hog", "{}"),
+    ]}
+    started = time.monotonic()
+    answers = registry.run_tool_calls(reply)
+    print(json.dumps({"elapsed": time.monotonic() - started, "answers": answers}))
+    sys.stdout.flush()
+    """
+)
+
+
+@pytest.mark.timeout(120)
+def test_a_turn_whose_async_tool_blocks_the_loop_forever_still_returns() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_FOREVER],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["elapsed"] < 10, report
+    contents = [a["content"] for a in report["answers"]]
+    assert [a["tool_call_id"] for a in report["answers"]] == ["c0", "c1", "c2"]
+    assert contents[0] == "Error: Tool 'hog' timed out after 0.3 seconds"
+    assert contents[1] in (
+        "3",
+        "Error: Tool 'add' did not finish: tooldeck's event loop was blocked by another call",
+    )
+    assert contents[2].startswith("Error: Tool 'hog' ")
