@@ -218,7 +218,7 @@ def _other_targets(cases: Cases) -> list[Target]:
             speed,
             f"{speed:.2f}x the floor's throughput ({row['value']:.2f} vs "
             f"{floor['value']:.2f} µs per call); the bare gather {bare['value']:.2f} µs "
-            f"per call ({bare['value'] / row['value']:.2f}x)",
+            f"per call (tooldeck at {bare['value'] / row['value']:.2f}x its throughput)",
         )
     calls = Target("run_tool_calls", "14", "`run_tool_calls`, one call, worst of every format",
                    "<= 3x `execute` on the same tool", "<=", 3.0)  # fmt: skip
