@@ -5,6 +5,10 @@ another, each in a fresh interpreter, then merges them: every figure of every ro
 the median of the runs' figures (``runs`` keeps them all, for the spread), and every
 target's value is the median of the runs' values, its verdict that median's — except
 a target that must hold in every run, which passes only if it passed in each.
+
+``--update`` measures only some cases (``--skip``) and splices them into the published
+runs (``results/runs/runN.json``), each new run into the old run of the same number,
+before the medians are taken again: one case re-measured, every figure published.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.targets import OPS
+from benchmarks.targets import OPS, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,3 +133,25 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, Any]:
         "targets": merge_targets(results),
         "full_schema_peers": sorted(set.intersection(*peers)) if peers else [],
     }
+
+
+def published_runs(out: Path, runs: int) -> list[dict[str, Any]]:
+    """The `runs` published runs in `out` (``--update`` splices new cases into them)."""
+    paths = [out / "runs" / f"run{i}.json" for i in range(1, runs + 1)]
+    missing = [str(path) for path in paths if not path.is_file()]
+    if missing:
+        raise SystemExit(f"--update: no published run to update: {', '.join(missing)}")
+    return [json.loads(path.read_text()) for path in paths]
+
+
+def splice(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """`old` with the cases `new` measured in their place (new ids appended), and the
+    targets evaluated again on the whole."""
+    fresh = {case["id"]: case for case in new["cases"]}
+    cases = [fresh.pop(case["id"], case) for case in old["cases"]] + list(fresh.values())
+    return {**old, "cases": cases, "targets": evaluate(cases)}
+
+
+def save_runs(out: Path, results: list[dict[str, Any]]) -> None:
+    for i, result in enumerate(results, 1):
+        (out / "runs" / f"run{i}.json").write_text(json.dumps(result, indent=1) + "\n")

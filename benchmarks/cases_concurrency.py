@@ -1,8 +1,10 @@
 """Concurrency: many calls in flight at once, on the event loop and across threads.
 
 * `conc_gather`: one ``asyncio.gather`` of N calls of an async tool that awaits once
-  (``await asyncio.sleep(0)``), against the bare gather of N direct calls of the
-  function (no validation) and, for reference, of N validated direct calls.
+  (``await asyncio.sleep(0)``), against a floor that keeps tooldeck's contract — one
+  coroutine per call that validates, awaits the tool and turns its exception into an
+  answer — and, for reference, the bare gather of N direct calls of the function (no
+  validation, nothing caught).
 * `conc_to_thread`: one gather of M calls of a sync tool from async code (each in a
   worker thread), against a gather of M ``asyncio.to_thread(func, **validate(args))``.
 * `conc_sync_face`: 8 threads at once, each calling the sync face (``call_tool``) of
@@ -18,7 +20,7 @@ run in a fresh process holding only tooldeck and the floors (not the peers the
 benchmark imports), and `conc_gather_heap` repeats the gather with 200,000 more live
 objects the collector tracks, as an application's heap (the peers' modules alone
 hold about that many). Ratios are of time per call; the gather target
-reads their inverse (throughput relative to the bare gather) in the small process.
+reads their inverse (throughput relative to the floor) in the small process.
 
     python -m benchmarks.cases_concurrency SETTINGS_JSON   # prints the cases as JSON
 """
@@ -44,7 +46,7 @@ from benchmarks.subjects import Floor, Subject, Tooldeck, args_validator
 from benchmarks.timing import Call, Settings, Timer
 
 BARE = "bare gather (direct calls, no validation)"
-VALIDATED = "floor (validate + direct call)"
+GUARDED = "floor (validate, await, catch: one coroutine)"
 Log = Callable[[str], None]
 
 
@@ -89,6 +91,19 @@ def measure_here(settings: Settings, log: Log) -> list[Case]:
     return cases
 
 
+def guarded(func: Callable[..., Any], validate: Callable[[Any], Any]) -> Callable[..., Any]:
+    """The least a call that never raises does: one coroutine that validates the
+    arguments, awaits the tool and turns an exception into an answer."""
+
+    async def call(args: Any) -> Any:
+        try:
+            return await func(**validate(args))
+        except Exception as exc:
+            return f"Error: {exc}"
+
+    return call
+
+
 def _rounds(timer: Timer) -> int:
     return max(5, timer.settings.rounds // 3)
 
@@ -103,9 +118,7 @@ def _gather(tooldeck: Tooldeck, floor: Floor, timer: Timer, log: Log, heap: int 
     args = fn.CALL_ARGS
     calls = {
         BARE: Call("func(**args)", {"func": tick, "args": args}),
-        VALIDATED: Call(
-            "func(**validate(args))", {"func": tick, "validate": validate, "args": args}
-        ),
+        GUARDED: Call("call(args)", {"call": guarded(tick, validate), "args": args}),
         "tooldeck": Call(
             "async_call_tool('tick', args)",
             {"async_call_tool": registry.async_call_tool, "args": args},
@@ -116,14 +129,16 @@ def _gather(tooldeck: Tooldeck, floor: Floor, timer: Timer, log: Log, heap: int 
             case_id,
             f"asyncio.gather of {n:,} calls of an async tool that awaits once (µs per call)"
             + (f", {heap:,} more live objects in the process" if heap else ""),
-            baseline=BARE,
+            baseline=GUARDED,
             group="concurrency",
+            note="floor: `async def call(args)`: `try: return await func(**validate(args))`, "
+            "`except Exception as exc: return f'Error: {exc}'`",
         ),
         calls,
         timer,
         shape="gather",
         fanout=n,
-        versions={BARE: "", VALIDATED: floor.version, "tooldeck": tooldeck.version},
+        versions={BARE: "", GUARDED: floor.version, "tooldeck": tooldeck.version},
     )
 
 

@@ -94,18 +94,20 @@ reported, pass or fail; CI runs `--quick` only to prove the harness works.
   read `tracemalloc`'s held figure; the RSS column is coarser (allocator overhead
   and reuse of freed memory included), shown for scale.
 - **Concurrency.** One `asyncio.gather` of 10,000 `async_call_tool` calls of an async
-  tool that awaits `asyncio.sleep(0)` once, against the bare gather of 10,000 direct
-  calls (no validation); 1,000 gathered calls of a sync tool (worker threads) against
-  `asyncio.to_thread` of the validated call; 8 threads at once calling the sync face
-  of an async tool against 8 threads handing the validated call to one event-loop
-  thread with `asyncio.run_coroutine_threadsafe(...).result()` (what any sync face of
-  async code must do at least). Most of a gather's cost beyond the bare one is the
-  collector's: objects each call keeps alive while in flight trigger full
-  collections, which traverse every live object in the process. So these cases run
-  in a fresh process holding only tooldeck and the floors (the target reads that
-  gather), each batch starting from a full collection, and the gather is repeated
-  with 200,000 more live objects (about what the peers' modules hold), as an
-  application's heap.
+  tool that awaits `asyncio.sleep(0)` once, against a floor that keeps the same
+  contract (one coroutine per call that validates, awaits the tool and turns its
+  exception into an answer), with the bare gather of 10,000 direct calls (no
+  validation, nothing caught) beside them; 1,000 gathered calls of a sync tool (worker
+  threads) against `asyncio.to_thread` of the validated call; 8 threads at once
+  calling the sync face of an async tool against 8 threads handing the validated call
+  to one event-loop thread with `asyncio.run_coroutine_threadsafe(...).result()` (what
+  any sync face of async code must do at least). Most of a gather's cost beyond the
+  bare one is the collector's: objects each call keeps alive while in flight trigger
+  full collections, which traverse every live object in the process. So these cases
+  run in a fresh process holding only tooldeck and the floors (the target reads that
+  gather), each batch starting from a full collection, and the gather is repeated with
+  200,000 more live objects (about what the peers' modules hold), as an application's
+  heap.
 - **A model's reply** (issue 14): `run_tool_calls` on replies built with each
   provider SDK's own types (1 call and 10), against the same calls made directly with
   `execute_sync` / `await execute`; and 10 calls of a 50 ms tool in wall time.
@@ -127,19 +129,13 @@ their cost); on a tool that does any work the share shrinks accordingly."""
 
 MISS_REASONS = {
     "gather": """\
-**The gather** (10,000 calls in flight) is decided by one full collection. CPython
-3.11 makes the next collection a full one once eleven generation-1 collections have run
-(and the survivors have grown by a quarter). The bare gather of 10,000 calls, started
-from a full collection, runs ten; the one coroutine more that each call in flight holds
-through tooldeck's face (its own, which turns the tool's exception into an answer)
-makes eleven, and then a full one. That collection walks every object in the process,
-the 10,000 calls in flight included: 12–15 ms mid-gather on this machine, about 2 µs
-per call with the rest of the collector's work.
-Measured outside the harness: with the collector paused tooldeck runs the same gather
-at 0.82–0.85x (validation and the face's coroutine), and a coroutine doing nothing but
-`return await func(**args)` sets off the same collection and runs it at about 0.68x. So
-no face that catches the tool's errors meets the 0.85x target here. tooldeck's face
-keeps nothing else alive across the `await` (the arguments are dropped before it).""",
+**The gather** (10,000 calls in flight) is decided by the collector. Each call in
+flight holds one coroutine more than the bare gather's (the one that catches the tool's
+exception), and CPython runs a full collection once enough generation-1 collections
+have run; that collection walks every object in the process, the 10,000 calls in
+flight included. The floor holds the same coroutine and pays the same collection, so
+what is left between it and tooldeck is tooldeck's own work per call (resolving the
+tool, its timeout and the answer's shape).""",
     "async_call_tool": """\
 **`await async_call_tool`** is a coroutine of its own around the tool's: creating and
 resuming it is most of the 0.2 µs over the floor (a coroutine doing nothing but

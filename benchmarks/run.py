@@ -4,6 +4,8 @@
     python -m benchmarks.run            # one full run: results/, docs/performance.md, chart
     python -m benchmarks.run --quick    # every case a handful of times (CI); no docs
     python -m benchmarks.run --only tooldeck,floor --skip scale --out /tmp/bench
+    python -m benchmarks.run --runs 3 --update --only tooldeck,floor \
+        --skip call,define,scale,tool_calls   # re-measure the concurrency cases only
 
 Case groups (`--skip`): call (paths, faces, injected context), define, scale (distinct
 tools), concurrency, tool_calls (a model's reply). Within a case the subjects are
@@ -154,9 +156,16 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="what to read")
     parser.add_argument("--runs", type=int, default=1, help="full runs, each a fresh process")
     parser.add_argument(
+        "--update",
+        action="store_true",
+        help="with --runs N: splice the cases measured into the N published runs in --out",
+    )
+    parser.add_argument(
         "--render", type=Path, metavar="JSON", help="re-render outputs from a result file"
     )
     opts = parser.parse_args(argv)
+    if opts.update and opts.runs < 2:
+        parser.error("--update splices into the published runs: give --runs N (N >= 2)")
     # What a run in a child process is given again (`--runs`).
     passthrough = ["--quick"] * opts.quick + ["--clock", opts.clock, "--skip", opts.skip]
     passthrough += ["--only", opts.only] if opts.only else []
@@ -174,9 +183,12 @@ def main(argv: list[str] | None = None) -> int:
         result = json.loads(opts.render.read_text())
     elif opts.runs > 1:
         _skip(opts)
-        result = aggregate.aggregate(
-            aggregate.run_separately(opts.runs, passthrough, opts.out, log)
-        )
+        published = aggregate.published_runs(opts.out, opts.runs) if opts.update else []
+        runs = aggregate.run_separately(opts.runs, passthrough, opts.out, log)
+        if published:
+            runs = [aggregate.splice(old, new) for old, new in zip(published, runs, strict=True)]
+            aggregate.save_runs(opts.out, runs)
+        result = aggregate.aggregate(runs)
     else:
         result = run_once(opts, log)
     docs = result["mode"] == "full" if opts.docs is None else opts.docs

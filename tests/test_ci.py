@@ -52,16 +52,49 @@ def test_ci_runs_the_oldest_and_the_newest_python() -> None:
 def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> None:
     script = CI.read_text(encoding="utf-8")
     _install_and_run, test = quick_start_commands()
-    readme_run = script.index(test + " ")
     loop = script.index("for version in ")
     body = script[loop : script.index("\ndone\n", loop)]
-    assert readme_run < loop  # the README's command is the one CI runs first
     assert 'python=$(bash .ci/find-python "$version")' in body
     assert '"$python" -m venv "$venv"' in body
-    assert '"$venv/bin/pip" install -q -e ".[dev]"' in body
-    assert '"$venv/bin/python" -m pytest' in body
+    assert '"$venv/bin/pip" install -q --no-compile -e ".[dev]"' in body
     assert "not found" in body  # a missing version is said, and the loop goes on
     assert "continue" in body
+    # Their suites run after the README's (the one CI runs first), in their venvs.
+    readme_run = script.index(test + " ")
+    assert readme_run < script.index('"$venv/bin/python" -m pytest', readme_run)
+
+
+def test_ci_never_touches_the_checkouts_venv() -> None:
+    # A developer running .ci/run keeps their .venv: the README's second command (which
+    # makes .venv) runs in a fresh copy of the committed tree, in CI's own folder.
+    script = CI.read_text(encoding="utf-8")
+    _install_and_run, test = quick_start_commands()
+    assert "rm -rf .venv" not in script
+    assert 'readme="$ci/readme"' in script
+    assert 'fresh_copy "$readme"' in script
+    assert f'(cd "$readme" && {test} ' in script
+    assert "git archive HEAD" in script
+    # Every other venv is in CI's folder too: none is made in the checkout.
+    makes = re.findall(r"-m venv (\S+)", script)
+    assert makes == ['"$venv"', ".venv"]
+    assert 'venv="$copy/.venv"' in script
+    assert 'copy="$ci/py$version"' in script
+
+
+def test_the_tests_run_once_exist() -> None:
+    # The other Pythons skip the repository's own checks (run once, on the README's run):
+    # a file renamed must not slip into being run nowhere.
+    script = CI.read_text(encoding="utf-8")
+    listed = script[script.index("once=(") : script.index(")", script.index("once=("))]
+    once = listed.removeprefix("once=(").split()
+    assert once
+    assert all((ROOT / path).is_file() for path in once), once
+
+
+def test_the_suite_runs_in_parallel() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^addopts = ".*-n \d+.*"$', pyproject, re.MULTILINE)
+    assert '"pytest-xdist' in pyproject
 
 
 def test_ci_log_names_each_python_and_closes_with_the_suite_results() -> None:

@@ -7,6 +7,7 @@ every case and every target must be present, its figures finite, its answers che
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import subprocess
@@ -20,12 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 try:
     from benchmarks import aggregate, report
+    from benchmarks.cases_concurrency import BARE, GUARDED, guarded
     from benchmarks.docs_text import MISS_REASONS, misses_text
     from benchmarks.timing import Call, Settings, Timer, loop_source
 finally:
     sys.path.remove(str(ROOT))
 
-pytestmark = pytest.mark.timeout(150)
+pytestmark = pytest.mark.timeout(400)  # a hang guard: the suite runs in parallel
 
 PATH_CASES = {
     "call_sync",
@@ -73,7 +75,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=360,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -162,6 +164,56 @@ def test_concurrency_and_tool_call_cases(quick_run: tuple[dict[str, Any], Path])
     assert all(_finite(r["ratio"]) and _finite(r["execute_us"]) for r in overhead.values())
     assert overhead["sync, 10 calls, sync tool, openai"]["answers"] == 10
     assert len(cases["tool_calls_concurrency"]) == 8
+
+
+def test_the_gather_target_compares_with_a_floor_of_the_same_contract(
+    quick_run: tuple[dict[str, Any], Path],
+) -> None:
+    # The floor never raises either: it validates, awaits and catches, in one coroutine.
+    async def tick(a: int, b: int) -> int:
+        await asyncio.sleep(0)
+        if a < 0:
+            raise ValueError("negative")
+        return a + b
+
+    call = guarded(tick, lambda args: {"a": int(args["a"]), "b": int(args["b"])})
+    assert asyncio.run(call({"a": 1, "b": 2})) == 3
+    assert asyncio.run(call({"a": -1, "b": 2})) == "Error: negative"
+    assert asyncio.run(call({"a": "x", "b": 2})).startswith("Error: invalid literal")
+
+    cases = _cases(quick_run[0])
+    for case_id in ("conc_gather", "conc_gather_heap"):
+        rows = cases[case_id]
+        assert set(rows) == {BARE, GUARDED, "tooldeck"}
+        assert rows[GUARDED]["ratio_vs_baseline"] == pytest.approx(1.0)
+        assert rows[GUARDED]["loop"] == "call(args)"
+    [gather] = [t for t in quick_run[0]["targets"] if t["id"] == "gather"]
+    assert gather["target"] == ">= 0.85x the floor (validate, await, catch)"
+    rows = cases["conc_gather"]
+    assert gather["value"] == pytest.approx(1 / rows["tooldeck"]["ratio_vs_baseline"])
+    assert "the floor's throughput" in gather["measured"]
+    assert f"the bare gather {rows[BARE]['value']:.2f} µs" in gather["measured"]
+
+
+def test_an_update_splices_the_cases_measured_into_the_published_runs(
+    quick_run: tuple[dict[str, Any], Path],
+) -> None:
+    old = quick_run[0]
+    new = json.loads(json.dumps(old))
+    new["cases"] = [c for c in new["cases"] if c["id"] == "conc_gather"]
+    [gather] = new["cases"]
+    for row in gather["rows"]:
+        row["ratio_vs_baseline"] = 0.5 if row["subject"] == "tooldeck" else 1.0
+    spliced = aggregate.splice(old, new)
+    assert [c["id"] for c in spliced["cases"]] == [c["id"] for c in old["cases"]]
+    assert next(c for c in spliced["cases"] if c["id"] == "conc_gather") == gather
+    assert [c for c in spliced["cases"] if c["id"] != "conc_gather"] == [
+        c for c in old["cases"] if c["id"] != "conc_gather"
+    ]
+    targets = {t["id"]: t for t in spliced["targets"]}
+    assert targets["gather"]["value"] == pytest.approx(2.0)  # evaluated again
+    assert targets["gather"]["pass"] is True
+    assert set(targets) == TARGETS
 
 
 def test_scale_figures_are_recorded(quick_run: tuple[dict[str, Any], Path]) -> None:
