@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePath
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
@@ -48,6 +49,7 @@ from mcp_types import methods
 from pydantic import ValidationError
 
 from ._extra import logger
+from ._processes import mark_env
 
 __all__ = ["GatewaySession", "Refusals", "describe", "new_client", "redactor", "safe_url"]
 
@@ -201,22 +203,25 @@ class Refusals:
         return factory
 
 
-def new_client(transport: Any, server: str, refusals: Refusals) -> Client[Any]:
+def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Client[Any]:
     """A ``fastmcp.Client`` of our own for ``transport`` (see the module docstring).
 
     A ``fastmcp.Client`` given as the transport keeps its configuration (timeout,
-    handlers, auth): tooldeck opens a session of its own with it.
+    handlers, auth): tooldeck opens a session of its own with it. Each server it starts
+    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`).
     """
     if isinstance(transport, Client):
         client: Client[Any] = transport.new()
-        client.transport = _recording(client.transport, refusals)
+        client.transport = _marked(_recording(client.transport, refusals), mark)
         if _logs_by_default(client):  # fastmcp's handler prints: ours logs on tooldeck.mcp
             client._session_kwargs = {
                 **client._session_kwargs,
                 "logging_callback": create_log_callback(_log_handler(server)),
             }
     else:
-        inferred = _recording(infer_transport(transport), refusals)
+        inferred = _marked(
+            _recording(infer_transport(_marked_config(transport, mark)), refusals), mark
+        )
         client = Client(
             inferred,
             log_handler=_log_handler(server),
@@ -247,6 +252,34 @@ def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTranspor
         inner = transport._make_verify_factory()  # what the transport would have used
     recording.httpx_client_factory = refusals.wrap(inner)
     return recording
+
+
+def _marked(transport: ClientTransport, mark: str) -> ClientTransport:
+    """A stdio transport whose server carries ``mark`` in its environment: a copy, with
+    a connection of its own (the caller's transport object is left as it was)."""
+    if not isinstance(transport, StdioTransport):
+        return transport
+    marked = copy.copy(transport)
+    marked.env = mark_env(transport.env, mark)
+    # The copy shares nothing of the original's connection state.
+    marked._reset()
+    marked._connect_lock = anyio.Lock()
+    marked._active_sessions = 0
+    return marked
+
+
+def _marked_config(transport: Any, mark: str) -> Any:
+    """An MCP config whose stdio servers carry ``mark`` (a copy); anything else as is."""
+    servers = transport.get("mcpServers") if isinstance(transport, Mapping) else None
+    if not isinstance(servers, Mapping):
+        return transport
+    marked = {}
+    for name, entry in servers.items():
+        if isinstance(entry, Mapping) and isinstance(entry.get("command"), str):
+            env = entry.get("env")
+            entry = {**entry, "env": mark_env(env if isinstance(env, Mapping) else None, mark)}
+        marked[name] = entry
+    return {**transport, "mcpServers": marked}
 
 
 def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParams], Any]:
