@@ -122,6 +122,7 @@ def scenario(code: str) -> dict[str, Any]:
         ("freeze", "MCPTimeoutError", "async"),
         ("freeze-first", "MCPTimeoutError", "sync"),  # frozen on reading `initialize`
         ("freeze-first", "MCPTimeoutError", "async"),
+        ("freeze-first", "MCPTimeoutError", "config"),  # started from an MCP config dict
         ("freeze-list", "MCPTimeoutError", "sync"),  # frozen on `tools/list`
         ("mute-list", "MCPTimeoutError", "sync"),  # alive, never answers `tools/list`
         ("mute-list", "MCPTimeoutError", "async"),
@@ -133,12 +134,14 @@ def test_an_import_is_bounded_and_leaves_no_process(
     tmp_path: Path, mode: str, error: str, face: str
 ) -> None:
     pidfile = tmp_path / "pid"
-    call = (
-        f"lambda: registry.use_mcp(stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT)"
-        if face == "sync"
-        else f"lambda: asyncio.run(registry.async_use_mcp("
-        f"stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT))"
-    )
+    server = {"command": sys.executable, "args": [str(STUBBORN), mode, str(pidfile)]}
+    config = {"mcpServers": {"s": server}}
+    call = {
+        "sync": f"lambda: registry.use_mcp(stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT)",
+        "async": f"lambda: asyncio.run(registry.async_use_mcp("
+        f"stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT))",
+        "config": f"lambda: registry.use_mcp({config!r}, timeout=TIMEOUT)",
+    }[face]
     result = scenario(
         f"""
         registry = ToolRegistry()

@@ -257,8 +257,8 @@ def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTranspor
 def _marked(transport: ClientTransport, mark: str) -> ClientTransport:
     """A stdio transport whose server carries ``mark`` in its environment: a copy, with
     a connection of its own (the caller's transport object is left as it was)."""
-    if not isinstance(transport, StdioTransport):
-        return transport
+    if not isinstance(transport, StdioTransport) or not hasattr(transport, "_reset"):
+        return transport  # (a fastmcp without it: unmarked, the SDK's own stop only)
     marked = copy.copy(transport)
     marked.env = mark_env(transport.env, mark)
     # The copy shares nothing of the original's connection state.
