@@ -106,8 +106,12 @@ async def stop(mark: str, closing: asyncio.Future[Any], grace: float) -> None:
     closes their stdin) runs; return once it is done and they are gone.
 
     Bounded: past SIGKILL it waits at most `_GIVE_UP` seconds for them to go, and
-    leaves the rest to ``closing``.
+    leaves the rest to ``closing``. No ``mark`` (a client that starts no process):
+    only waits for ``closing``.
     """
+    if not mark:
+        await asyncio.wait([closing])
+        return
     loop = asyncio.get_running_loop()
     start = rescan = loop.time()
     escalation = _Escalation(grace)

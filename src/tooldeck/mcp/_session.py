@@ -140,11 +140,12 @@ class Session:
         return await asyncio.shield(opening)
 
     async def _open(self) -> fastmcp.Client[Any]:
-        from ._transports import Refusals, new_client
+        from ._transports import Refusals, new_client, starts_processes
 
         self.refusals = Refusals()  # what this opening's HTTP answers say, afresh
         mark = _processes.new_mark()
         client = new_client(self.transport, self.server, self.refusals, mark)
+        mark = mark if starts_processes(client) else ""  # nothing to look for otherwise
         try:
             await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
         except BaseException as exc:

@@ -41,6 +41,7 @@ from fastmcp.client.transports import (
     StreamableHttpTransport,
 )
 from fastmcp.client.transports.base import TransportOptions
+from fastmcp.client.transports.config import MCPConfigTransport
 from fastmcp.client.transports.inference import infer_transport
 from mcp import ClientSession
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -51,7 +52,15 @@ from pydantic import ValidationError
 from ._extra import logger
 from ._processes import mark_env
 
-__all__ = ["GatewaySession", "Refusals", "describe", "new_client", "redactor", "safe_url"]
+__all__ = [
+    "GatewaySession",
+    "Refusals",
+    "describe",
+    "new_client",
+    "redactor",
+    "safe_url",
+    "starts_processes",
+]
 
 # MCP logging levels (RFC 5424's) → Python's.
 _LEVELS = {
@@ -252,6 +261,11 @@ def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTranspor
         inner = transport._make_verify_factory()  # what the transport would have used
     recording.httpx_client_factory = refusals.wrap(inner)
     return recording
+
+
+def starts_processes(client: Client[Any]) -> bool:
+    """Whether ``client`` starts server processes (stdio, or an MCP config's)."""
+    return isinstance(client.transport, (StdioTransport, MCPConfigTransport))
 
 
 def _marked(transport: ClientTransport, mark: str) -> ClientTransport:
