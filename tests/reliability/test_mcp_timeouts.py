@@ -122,6 +122,7 @@ def scenario(code: str) -> dict[str, Any]:
         ("freeze", "MCPTimeoutError", "async"),
         ("freeze-first", "MCPTimeoutError", "sync"),  # frozen on reading `initialize`
         ("freeze-first", "MCPTimeoutError", "async"),
+        ("freeze-first", "MCPTimeoutError", "config"),  # started from an MCP config dict
         ("freeze-list", "MCPTimeoutError", "sync"),  # frozen on `tools/list`
         ("mute-list", "MCPTimeoutError", "sync"),  # alive, never answers `tools/list`
         ("mute-list", "MCPTimeoutError", "async"),
@@ -133,19 +134,22 @@ def test_an_import_is_bounded_and_leaves_no_process(
     tmp_path: Path, mode: str, error: str, face: str
 ) -> None:
     pidfile = tmp_path / "pid"
-    call = (
-        f"lambda: registry.use_mcp(stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT)"
-        if face == "sync"
-        else f"lambda: asyncio.run(registry.async_use_mcp("
-        f"stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT))"
-    )
+    server = {"command": sys.executable, "args": [str(STUBBORN), mode, str(pidfile)]}
+    config = {"mcpServers": {"s": server}}
+    call = {
+        "sync": f"lambda: registry.use_mcp(stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT)",
+        "async": f"lambda: asyncio.run(registry.async_use_mcp("
+        f"stubborn({mode!r}, {str(pidfile)!r}), timeout=TIMEOUT))",
+        "config": f"lambda: registry.use_mcp({config!r}, timeout=TIMEOUT)",
+    }[face]
     result = scenario(
         f"""
         registry = ToolRegistry()
         outcome, hung = bounded({call})
         pid = int(Path({str(pidfile)!r}).read_text())
-        report(hung=hung, error=kind(outcome), message=str(outcome), gone=wait_gone(pid),
-               registered=len(registry))
+        at_once = gone(pid)  # checked the moment use_mcp gave up: no waiting
+        report(hung=hung, error=kind(outcome), message=str(outcome), gone=at_once,
+               gone_later=wait_gone(pid), registered=len(registry))
         """
     )
     assert not result["hung"]
@@ -154,7 +158,10 @@ def test_an_import_is_bounded_and_leaves_no_process(
     if error == "MCPTimeoutError":
         assert f"within {TIMEOUT:g} seconds" in result["message"]
     assert result["registered"] == 0
-    assert result["gone"], "the server process survived the failed import"
+    assert result["gone_later"], "the server process survived the failed import"
+    # A frozen (SIGSTOPped) server ignores its stdin closing and SIGTERM: it is gone
+    # when use_mcp raises all the same, not seconds later.
+    assert result["gone"], "the server process was still running when use_mcp gave up"
 
 
 def test_a_tool_too_deep_to_read_is_skipped_over_stdio(tmp_path: Path) -> None:
@@ -198,13 +205,16 @@ def test_any_failure_of_an_import_stops_the_server_it_started(tmp_path: Path, fa
         registry = ToolRegistry()
         outcome, hung = bounded({call})
         pid = int(Path({str(pidfile)!r}).read_text())
-        report(hung=hung, error=kind(outcome), gone=wait_gone(pid), registered=len(registry))
+        report(hung=hung, error=kind(outcome), gone=gone(pid), registered=len(registry),
+               graceful=Path({str(pidfile)!r} + ".eof").exists())
         """
     )
     assert not result["hung"]
     assert result["error"] == "UserWarning"
     assert result["registered"] == 0
-    assert result["gone"], "the server process survived the failed import"
+    assert result["gone"], "the server process was still running when use_mcp gave up"
+    # A server that behaves is stopped gracefully: it saw its stdin close and exited.
+    assert result["graceful"], "a well-behaved server was killed instead of stopped"
 
 
 def free_port() -> int:
@@ -271,9 +281,10 @@ def test_a_call_is_bounded_and_a_frozen_server_is_replaced(tmp_path: Path) -> No
         first = registry.call_tool("good")
         frozen, hung = bounded(lambda: registry.call_tool("freeze"))
         failed, hung_too = bounded(lambda: registry.execute_sync("freeze"))
+        first_gone = gone(first)  # the moment the failed call returned: no waiting
         second = registry.call_tool("good")  # a new session: the frozen one was dropped
         report(first=first, frozen=frozen, hung=hung or hung_too, second=second,
-               failed=failed.error, first_gone=wait_gone(first))
+               failed=failed.error, first_gone=first_gone)
         registry.close()
         """
     )
@@ -282,6 +293,27 @@ def test_a_call_is_bounded_and_a_frozen_server_is_replaced(tmp_path: Path) -> No
     assert "did not answer a call of 'freeze' within 1 seconds" in result["failed"]
     assert result["second"] != result["first"]
     assert result["first_gone"], "the frozen server process survived its dropped session"
+
+
+def test_an_async_call_that_drops_a_frozen_server_stops_it_before_returning(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        async def main():
+            registry = ToolRegistry()
+            await registry.async_use_mcp(stubborn("serve", {str(pidfile)!r}), timeout=TIMEOUT)
+            pid = await registry.async_call_tool("good")
+            frozen = await asyncio.wait_for(registry.async_call_tool("freeze"), BOUND)
+            at_once = gone(pid)
+            await registry.aclose()
+            report(frozen=frozen, gone=at_once)
+        asyncio.run(main())
+        """
+    )
+    assert result["frozen"] is None
+    assert result["gone"], "the frozen server was still running when the failed call returned"
 
 
 def test_an_unanswered_call_is_bounded_and_keeps_a_live_session(tmp_path: Path) -> None:
@@ -323,8 +355,10 @@ def test_close_stops_the_server_process(tmp_path: Path) -> None:
     assert result["again_gone"]
 
 
-def test_a_frozen_server_stops_on_close(tmp_path: Path) -> None:
+@pytest.mark.parametrize("face", ["sync", "async"])
+def test_a_frozen_server_stops_on_close(tmp_path: Path, face: str) -> None:
     pidfile = tmp_path / "pid"
+    close = "registry.close()" if face == "sync" else "asyncio.run(registry.aclose())"
     result = scenario(
         f"""
         import os, signal
@@ -332,11 +366,31 @@ def test_a_frozen_server_stops_on_close(tmp_path: Path) -> None:
         registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
         pid = registry.call_tool("good")
         os.kill(pid, signal.SIGSTOP)
-        registry.close()  # stdin closed, then SIGTERM, then SIGKILL: waited for
-        report(gone=gone(pid))
+        started = time.monotonic()
+        {close}  # a stopped process ignores its stdin and SIGTERM: it is killed
+        took = time.monotonic() - started
+        report(gone=gone(pid), took=took)
+        """
+    )
+    assert result["gone"], "close() returned before the frozen server stopped"
+    # Not the MCP SDK's 2 s wait for an exit after stdin closes and 2 s more after
+    # SIGTERM (4 s): a stopped process cannot act on either, so it is not waited for.
+    assert result["took"] < 3.0, f"close() took {result['took']:.1f} s on a frozen server"
+
+
+def test_close_stops_a_well_behaved_server_gracefully(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    result = scenario(
+        f"""
+        registry = ToolRegistry()
+        registry.use_mcp(stubborn("serve", {str(pidfile)!r}))
+        pid = registry.call_tool("good")
+        registry.close()
+        report(gone=gone(pid), graceful=Path({str(pidfile)!r} + ".eof").exists())
         """
     )
     assert result["gone"]
+    assert result["graceful"], "a well-behaved server was killed instead of stopped"
 
 
 # -- nested sync calls (issue 12.1) -------------------------------------------------------------

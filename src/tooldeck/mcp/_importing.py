@@ -12,24 +12,21 @@
   valid JSON Schema, nested deeper than `MAX_DEPTH`, or anything else that fails to
   read): one strange tool never fails the whole import.
 * Any failure (the server's, a clash, a bug) stops the server process the import
-  started before it is raised.
+  started before it is raised: gone when ``use_mcp`` raises (a frozen one included),
+  within its bound; only past that bound does its stop go on in the background.
 * Atomic: a clash with a tool that is not one of this server's earlier proxies raises
   `DuplicateToolError` before anything is registered; importing the same server again
   replaces its proxies (and removes those the server no longer has).
-* Sessions are kept per registry and server, closed by `close` / `aclose` (also when
-  the registry is garbage-collected).
+* Sessions are kept per registry and server (`tooldeck.mcp._sessions`), closed by
+  `close` / `aclose` (also when the registry is garbage-collected).
 """
 
 from __future__ import annotations
 
-import atexit
-import json
-import threading
+import time
 import warnings
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tooldeck._spec import NAME_RULE
 from tooldeck._tool import Tool, normalise_tags
@@ -44,7 +41,8 @@ from tooldeck.errors import (
 from . import _loop
 from ._extra import require_fastmcp
 from ._proxy import ProxyTool, sanitise_name
-from ._session import RemoteFailure, Session
+from ._session import HURRY, RemoteFailure, Session
+from ._sessions import aclose, close, server_key, state_of
 
 if TYPE_CHECKING:
     import mcp_types
@@ -60,67 +58,12 @@ CALL_TIMEOUT = 60.0  # default seconds an import, and each proxied call, may tak
 # Seconds past the timeout a caller waits for the MCP loop, which bounds the work at the
 # timeout plus a ping (`PING_GRACE`): this only fires if the loop itself stalled.
 _GRACE = 1.0
+_MARGIN = 0.1  # seconds of that kept for raising the failure
 _PREFIX_RULE = "letters, digits, '_' and '-', at most 63 of them"
 # How deep a remote schema may nest (dicts and lists, each a level): every part of
 # tooldeck that walks a schema (checks, exports, strict mode) reads this deep on any
 # stack. Real schemas stay far below it; deeper is a server's mistake or an attack.
 MAX_DEPTH = 64
-
-
-class _State:
-    """What tooldeck.mcp keeps per registry (in ``registry._mcp_state``)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.sessions: dict[Any, Session] = {}
-        self.imported: dict[Any, dict[str, Tool[..., Any]]] = {}  # server key → its proxies
-
-
-# Every registry's MCP state, for `_close_at_exit`.
-_STATES: weakref.WeakSet[_State] = weakref.WeakSet()
-_EXIT_WAIT = 10.0  # seconds exit waits, at most, for server processes to stop
-
-
-def _close_at_exit() -> None:
-    """Close every session still open, and wait for the server processes to stop.
-
-    The MCP loop is a daemon thread: it dies with the interpreter, and with it any
-    cleanup in flight. A server that exits when its stdin closes would go anyway; a
-    frozen one (or one whose failed import is still being cleaned up) would not.
-    """
-    if _loop.started():
-        _loop.drain([_close_all(state) for state in list(_STATES) if state.sessions], _EXIT_WAIT)
-
-
-atexit.register(_close_at_exit)
-
-
-def _state(registry: ToolRegistry) -> _State:
-    state = registry._mcp_state
-    if state is None:
-        with registry._lock:
-            if registry._mcp_state is None:
-                registry._mcp_state = _State()
-                _STATES.add(registry._mcp_state)
-                # A registry dropped without close() still ends its sessions (and
-                # the stdio servers they started).
-                weakref.finalize(registry, _close_soon, registry._mcp_state)
-            state = registry._mcp_state
-    return cast(_State, state)
-
-
-def _close_soon(state: _State) -> None:
-    if state.sessions and _loop.started():
-        _loop.spawn(_close_all(state))
-
-
-def _server_key(transport: Any) -> Any:
-    """What makes two ``use_mcp`` calls "the same server"."""
-    if isinstance(transport, (str, PurePath)):
-        return ("address", str(transport))
-    if isinstance(transport, Mapping):
-        return ("config", json.dumps(transport, sort_keys=True, default=str))
-    return ("object", id(transport))
 
 
 # -- the two faces ---------------------------------------------------------------------------
@@ -161,6 +104,8 @@ def use_mcp(
     try:
         return job.finish(_loop.call_sync(job.session.list_tools(), job.bound))
     except BaseException as exc:  # whatever failed: what this import started is stopped
+        if job.forget():
+            _loop.settle_sync(job.session.aclose(hurry=True), job.left())
         job.fail(exc)
 
 
@@ -178,6 +123,8 @@ async def async_use_mcp(
     try:
         return job.finish(await _loop.call(job.session.list_tools(), job.bound))
     except BaseException as exc:  # whatever failed: what this import started is stopped
+        if job.forget():
+            await _loop.settle(job.session.aclose(hurry=True), job.left())
         job.fail(exc)
 
 
@@ -200,7 +147,8 @@ class _Import:
         self.timeout = _check_timeout(timeout)
         self.prefix = _check_prefix(prefix)
         self.bound = None if self.timeout is None else self.timeout + _GRACE
-        self.state, self.key = _state(registry), _server_key(transport)
+        self.started = time.monotonic()
+        self.state, self.key = state_of(registry), server_key(transport)
         with self.state.lock:
             session = self.state.sessions.get(self.key)
             self.created = session is None
@@ -209,15 +157,28 @@ class _Import:
             session.timeout = self.timeout
         self.session = session
 
-    def fail(self, exc: BaseException) -> NoReturn:
-        """Forget a session this import opened (stopping what it started), then raise
-        ``exc``, as an `MCPConnectionError` when the server is why."""
+    def forget(self) -> bool:
+        """Forget a session this import opened; whether it is to be closed (and the
+        server process it started stopped) before the failure is raised."""
         state, session = self.state, self.session
-        if self.created:
-            with state.lock:
-                if state.sessions.get(self.key) is session and self.key not in state.imported:
-                    del state.sessions[self.key]
-            _loop.spawn(session.aclose())  # a frozen server must not hold up the caller
+        if not self.created:
+            return False
+        with state.lock:
+            if state.sessions.get(self.key) is session and self.key not in state.imported:
+                del state.sessions[self.key]
+        return True
+
+    def left(self) -> float:
+        """Seconds the import may still wait for its server to stop: what is left of
+        its bound (a frozen server is killed at once; one that does not stop in time
+        is stopped in the background after)."""
+        if self.bound is None:
+            return 2 * HURRY + _GRACE  # a server's stop in a hurry, and some slack
+        return self.bound - _MARGIN - (time.monotonic() - self.started)
+
+    def fail(self, exc: BaseException) -> NoReturn:
+        """Raise ``exc``, as an `MCPConnectionError` when the server is why."""
+        session = self.session
         if isinstance(exc, RemoteFailure):
             raise self._connection_error(exc) from exc.__cause__ or exc
         if isinstance(exc, TimeoutError) and self.timeout is not None:
@@ -421,28 +382,3 @@ def _check_clashes(
         existing = registry.get(proxy.name)
         if existing is not None and not replace and existing is not previous.get(proxy.name):
             raise DuplicateToolError(proxy.name)
-
-
-# -- closing -----------------------------------------------------------------------------------
-
-
-async def aclose(registry: ToolRegistry) -> None:
-    """Close the sessions opened for this registry's proxies (they reopen on use), and
-    wait until the server processes they started have stopped."""
-    state = registry._mcp_state
-    if isinstance(state, _State):
-        await _loop.call(_close_all(state), None)
-
-
-def close(registry: ToolRegistry) -> None:
-    """Sync twin of `aclose`."""
-    state = registry._mcp_state
-    if isinstance(state, _State):
-        _loop.call_sync(_close_all(state), None)
-
-
-async def _close_all(state: _State) -> None:
-    with state.lock:
-        sessions = list(state.sessions.values())
-    for session in sessions:
-        await session.aclose()

@@ -24,7 +24,18 @@ from typing import Any, TypeVar
 
 from tooldeck._shifting import run_in_daemon_thread
 
-__all__ = ["call", "call_sync", "drain", "loop", "on_loop_thread", "spawn", "started", "track"]
+__all__ = [
+    "call",
+    "call_sync",
+    "drain",
+    "loop",
+    "on_loop_thread",
+    "settle",
+    "settle_sync",
+    "spawn",
+    "started",
+    "track",
+]
 
 T = TypeVar("T")
 
@@ -125,6 +136,34 @@ def spawn(coro: Coroutine[Any, Any, Any]) -> None:
         start()
     else:
         target.call_soon_threadsafe(start)
+
+
+def settle_sync(coro: Coroutine[Any, Any, Any], bound: float) -> None:
+    """Run ``coro`` on the MCP loop (cleanup) and wait at most ``bound`` seconds for it;
+    past that it runs on, as with `spawn`. Never raises what ``coro`` does."""
+    if on_loop_thread():
+        spawn(coro)  # waiting here would wait on ourselves
+        return
+    future = asyncio.run_coroutine_threadsafe(_tracked(coro), loop())
+    with contextlib.suppress(Exception):  # not cancelled when the bound passes
+        future.result(max(bound, 0.0))
+
+
+async def settle(coro: Coroutine[Any, Any, Any], bound: float) -> None:
+    """Async twin of `settle_sync`: cancelling the caller does not cancel ``coro``."""
+    if on_loop_thread():
+        spawn(coro)
+        return
+    future = asyncio.run_coroutine_threadsafe(_tracked(coro), loop())
+    await asyncio.wait([asyncio.wrap_future(future)], timeout=max(bound, 0.0))
+
+
+async def _tracked(coro: Coroutine[Any, Any, Any]) -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        track(task)  # `drain` waits for it at exit
+    with contextlib.suppress(Exception):
+        await coro
 
 
 def track(task: asyncio.Task[Any]) -> None:

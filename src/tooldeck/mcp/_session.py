@@ -11,7 +11,11 @@
   session is dropped and closed in the background, and the next call opens a new one
   (for stdio, starting the server again).
 * Closing stops what opening started: the MCP SDK closes a stdio server's stdin, then
-  terminates its process group, then kills it.
+  terminates its process group, then kills it; beside it, `tooldeck.mcp._processes`
+  does not wait on a server that cannot act on that (a frozen one). Dropping a session
+  that failed, or one whose import failed, gives the server `HURRY` seconds (not the
+  SDK's 2 s) at each step, and the failed call or import waits (within its bound)
+  until the server is gone.
 * A session opened before a ``fork()`` belongs to the parent: the child opens its own.
 """
 
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tooldeck._shifting import with_timeout
 from tooldeck._threads import CallTimeout
 
-from . import _loop
+from . import _loop, _processes
 from ._extra import logger
 
 if TYPE_CHECKING:
@@ -34,12 +38,16 @@ if TYPE_CHECKING:
 
     from ._transports import Refusals
 
-__all__ = ["PING_GRACE", "RemoteFailure", "Session"]
+__all__ = ["HURRY", "PING_GRACE", "RemoteFailure", "Session"]
 
 T = TypeVar("T")
 
 PING_GRACE = 0.5  # seconds a server may take to answer a ping after a call timed out
 _PING_LIMIT = 5.0  # ... after a call that failed early
+# Seconds a server that failed gets to exit after its stdin closes, then after SIGTERM.
+HURRY = 0.25
+_GRACE = 2.0  # ... a server whose session is closed (the MCP SDK's own timings)
+_DROP_WAIT = 0.3  # seconds a failed call waits, at most, for its dropped server to stop
 
 
 class RemoteFailure(Exception):
@@ -78,6 +86,7 @@ class Session:
         self.timeout = timeout
         self.refusals: Refusals = Refusals()
         self._client: fastmcp.Client[Any] | None = None
+        self._mark = ""  # what the server `_client` started carries (`_processes`)
         self._opening: asyncio.Future[fastmcp.Client[Any]] | None = None
         self._pid = os.getpid()
         self._closing: set[asyncio.Task[None]] = set()
@@ -96,14 +105,19 @@ class Session:
         """
         return await self._bounded(self._call(name, arguments), f"answer a call of {name!r}")
 
-    async def aclose(self) -> None:
-        """Close the session and wait until what it started has stopped."""
+    async def aclose(self, *, hurry: bool = False) -> None:
+        """Close the session and wait until what it started has stopped.
+
+        Args:
+            hurry: The server failed us (a failed import): it gets `HURRY` seconds to
+                exit at each step of its stop, not the SDK's 2 s.
+        """
         opening, self._opening = self._opening, None
         if opening is not None and not opening.done():
             opening.cancel()
         client, self._client = self._client, None
         if client is not None:
-            self._close_later(client)
+            self._close_later(client, self._mark, HURRY if hurry else _GRACE)
         if opening is not None:
             await asyncio.wait([opening])  # its own cleanup is started in `_open`
         if self._closing:
@@ -126,18 +140,20 @@ class Session:
         return await asyncio.shield(opening)
 
     async def _open(self) -> fastmcp.Client[Any]:
-        from ._transports import Refusals, new_client
+        from ._transports import Refusals, new_client, starts_processes
 
         self.refusals = Refusals()  # what this opening's HTTP answers say, afresh
-        client = new_client(self.transport, self.server, self.refusals)
+        mark = _processes.new_mark()
+        client = new_client(self.transport, self.server, self.refusals, mark)
+        mark = mark if starts_processes(client) else ""  # nothing to look for otherwise
         try:
             await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
         except BaseException as exc:
-            self._close_later(client)  # stops a server process it may have started
+            self._close_later(client, mark, HURRY)  # stops a server process it may have started
             if isinstance(exc, Exception) and not isinstance(exc, RemoteFailure):
                 raise self._failure("open a session", exc) from exc
             raise
-        self._client = client
+        self._client, self._mark = client, mark
         return client
 
     # -- the requests ---------------------------------------------------------------------
@@ -193,19 +209,25 @@ class Session:
         """Keep the session if its server still answers a ping, else drop it.
 
         A failed call may be the server's fault (a result it cannot build) on a healthy
-        session that other calls share: only a session that cannot answer is dropped.
+        session that other calls share: only a session that cannot answer is dropped,
+        and its server stopped in a hurry: the failure waits `_DROP_WAIT` seconds at
+        most for that (a frozen server is killed at once), the rest goes on after.
         """
         if self._client is not client or await _answers(client, budget):
             return
         logger.debug("MCP server %s stopped answering: its session is dropped", self.server)
         self._client, self._opening = None, None
-        self._close_later(client)
+        stopping = self._close_later(client, self._mark, HURRY)
+        await asyncio.wait([stopping], timeout=_DROP_WAIT)
 
-    def _close_later(self, client: fastmcp.Client[Any]) -> None:
-        task = asyncio.ensure_future(_quietly_close(client))
+    def _close_later(
+        self, client: fastmcp.Client[Any], mark: str, grace: float
+    ) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(_stop(client, mark, grace))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
         _loop.track(task)  # waited for at exit too
+        return task
 
 
 async def _answers(client: fastmcp.Client[Any], budget: float) -> bool:
@@ -222,6 +244,18 @@ async def _answers(client: fastmcp.Client[Any], budget: float) -> bool:
     except Exception:
         return False
     return True
+
+
+async def _stop(client: fastmcp.Client[Any], mark: str, grace: float) -> None:
+    """Close a client and stop the server processes it started (``mark`` on them),
+    giving each ``grace`` seconds to exit after its stdin closes, then after SIGTERM
+    (none to one that is frozen: see `tooldeck.mcp._processes`)."""
+    closing = asyncio.ensure_future(_quietly_close(client))
+    try:
+        await _processes.stop(mark, closing, grace)
+    except Exception:
+        logger.debug("stopping an MCP server process failed", exc_info=True)
+    await asyncio.wait([closing])
 
 
 async def _quietly_close(client: fastmcp.Client[Any]) -> None:

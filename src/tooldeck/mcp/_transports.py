@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePath
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
@@ -40,6 +41,7 @@ from fastmcp.client.transports import (
     StreamableHttpTransport,
 )
 from fastmcp.client.transports.base import TransportOptions
+from fastmcp.client.transports.config import MCPConfigTransport
 from fastmcp.client.transports.inference import infer_transport
 from mcp import ClientSession
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -48,8 +50,17 @@ from mcp_types import methods
 from pydantic import ValidationError
 
 from ._extra import logger
+from ._processes import mark_env
 
-__all__ = ["GatewaySession", "Refusals", "describe", "new_client", "redactor", "safe_url"]
+__all__ = [
+    "GatewaySession",
+    "Refusals",
+    "describe",
+    "new_client",
+    "redactor",
+    "safe_url",
+    "starts_processes",
+]
 
 # MCP logging levels (RFC 5424's) → Python's.
 _LEVELS = {
@@ -201,22 +212,25 @@ class Refusals:
         return factory
 
 
-def new_client(transport: Any, server: str, refusals: Refusals) -> Client[Any]:
+def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Client[Any]:
     """A ``fastmcp.Client`` of our own for ``transport`` (see the module docstring).
 
     A ``fastmcp.Client`` given as the transport keeps its configuration (timeout,
-    handlers, auth): tooldeck opens a session of its own with it.
+    handlers, auth): tooldeck opens a session of its own with it. Each server it starts
+    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`).
     """
     if isinstance(transport, Client):
         client: Client[Any] = transport.new()
-        client.transport = _recording(client.transport, refusals)
+        client.transport = _marked(_recording(client.transport, refusals), mark)
         if _logs_by_default(client):  # fastmcp's handler prints: ours logs on tooldeck.mcp
             client._session_kwargs = {
                 **client._session_kwargs,
                 "logging_callback": create_log_callback(_log_handler(server)),
             }
     else:
-        inferred = _recording(infer_transport(transport), refusals)
+        inferred = _marked(
+            _recording(infer_transport(_marked_config(transport, mark)), refusals), mark
+        )
         client = Client(
             inferred,
             log_handler=_log_handler(server),
@@ -247,6 +261,39 @@ def _recording(transport: ClientTransport, refusals: Refusals) -> ClientTranspor
         inner = transport._make_verify_factory()  # what the transport would have used
     recording.httpx_client_factory = refusals.wrap(inner)
     return recording
+
+
+def starts_processes(client: Client[Any]) -> bool:
+    """Whether ``client`` starts server processes (stdio, or an MCP config's)."""
+    return isinstance(client.transport, (StdioTransport, MCPConfigTransport))
+
+
+def _marked(transport: ClientTransport, mark: str) -> ClientTransport:
+    """A stdio transport whose server carries ``mark`` in its environment: a copy, with
+    a connection of its own (the caller's transport object is left as it was)."""
+    if not isinstance(transport, StdioTransport) or not hasattr(transport, "_reset"):
+        return transport  # (a fastmcp without it: unmarked, the SDK's own stop only)
+    marked = copy.copy(transport)
+    marked.env = mark_env(transport.env, mark)
+    # The copy shares nothing of the original's connection state.
+    marked._reset()
+    marked._connect_lock = anyio.Lock()
+    marked._active_sessions = 0
+    return marked
+
+
+def _marked_config(transport: Any, mark: str) -> Any:
+    """An MCP config whose stdio servers carry ``mark`` (a copy); anything else as is."""
+    servers = transport.get("mcpServers") if isinstance(transport, Mapping) else None
+    if not isinstance(servers, Mapping):
+        return transport
+    marked = {}
+    for name, entry in servers.items():
+        if isinstance(entry, Mapping) and isinstance(entry.get("command"), str):
+            env = entry.get("env")
+            entry = {**entry, "env": mark_env(env if isinstance(env, Mapping) else None, mark)}
+        marked[name] = entry
+    return {**transport, "mcpServers": marked}
 
 
 def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParams], Any]:

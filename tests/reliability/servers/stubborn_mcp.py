@@ -14,6 +14,8 @@ first, so a test can check the process is gone afterwards. MODE:
 * ``serve``: lists its tools; calling ``freeze`` stops the process, ``mute`` is never
   answered, ``good`` answers its process id.
 
+A server that sees its stdin close (the graceful stop) writes ``PIDFILE.eof`` and exits.
+
 No imports beyond the standard library: it starts in milliseconds.
 """
 
@@ -104,6 +106,7 @@ def main(mode: str, pidfile: str) -> None:
         message = json.loads(line)
         if "id" in message and "method" in message:
             answer(mode, message["id"], message.get("method"), message.get("params") or {})
+    Path(pidfile + ".eof").write_text("stdin closed")
 
 
 if __name__ == "__main__":
