@@ -152,7 +152,7 @@ def failure_text(exc: BaseException) -> str:
         text = ""
     elif type(text) is not str:
         text = str.__getitem__(text, slice(None))  # its characters, as an exact str
-    return text if text else type(exc).__name__
+    return text if text else _type_name(exc)
 
 
 def outside_text(text: str, limit: int = MAX_ERROR) -> str:
@@ -350,5 +350,9 @@ def _safe_str(value: Any) -> str:
 
 
 def _type_name(value: Any) -> str:
-    name = type(value).__name__  # a type's own name: a str, whatever the instance does
+    """The name of ``value``'s class; never raises, whatever its class (or metaclass) says."""
+    try:
+        name = type(value).__name__  # a metaclass may make it anything, or raise
+    except Exception:
+        return "unknown"
     return name if type(name) is str else "unknown"

@@ -177,7 +177,7 @@ def cause(exc: BaseException) -> BaseException:
     """What a failed result keeps for logs: the real error, not tooldeck's wrapper; and
     light, pinning none of the arguments refused (a failed call's result may be kept
     long: a turn keeps all of its results until it ends)."""
-    if isinstance(exc, CallFailure):
+    if issubclass(type(exc), CallFailure):  # (isinstance reads __class__, which may raise)
         inner = exc.__cause__  # e.g. the ValidationError behind the message (light already)
         if inner is None:
             without_locals(exc.__traceback__)  # its frames held the parsed arguments

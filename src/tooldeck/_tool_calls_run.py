@@ -269,7 +269,7 @@ async def run_calls(
         await _cancel(tasks)  # cancelled from outside, or a call interrupted
     for task in tasks:
         error = None if task.cancelled() else task.exception()
-        if isinstance(error, _Interrupted):
+        if type(error) is _Interrupted:
             raise error.exc
     return [task.result() for task in tasks]
 
