@@ -31,6 +31,7 @@ __all__ = [
     "outside_text",
     "problem_lines",
     "to_text",
+    "type_name",
     "validation_failure",
     "without_locals",
 ]
@@ -71,7 +72,7 @@ class ToolResult:
         # raises, "no") would raise out of a face or pass a failure as a success.
         if type(self.success) is not bool:
             raise TypeError(
-                f"ToolResult.success must be a bool, got {_type_name(self.success)}: "
+                f"ToolResult.success must be a bool, got {type_name(self.success)}: "
                 "use ToolResult.ok(...) or ToolResult.fail(...)"
             )
 
@@ -152,7 +153,7 @@ def failure_text(exc: BaseException) -> str:
         text = ""
     elif type(text) is not str:
         text = str.__getitem__(text, slice(None))  # its characters, as an exact str
-    return text if text else _type_name(exc)
+    return text if text else type_name(exc)
 
 
 def outside_text(text: str, limit: int = MAX_ERROR) -> str:
@@ -346,10 +347,10 @@ def _safe_str(value: Any) -> str:
         return text if type(text) is str else str.__getitem__(text, slice(None))
     if issubclass(kind, int):  # past sys.get_int_max_str_digits()
         return f"<int of {int.bit_length(value)} bits>"
-    return f"<{_type_name(value)} object>"
+    return f"<{type_name(value)} object>"
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     """The name of ``value``'s class; never raises, whatever its class (or metaclass) says."""
     try:
         name = type(value).__name__  # a metaclass may make it anything, or raise

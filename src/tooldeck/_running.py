@@ -19,7 +19,14 @@ from typing import Any, TypeVar, get_origin
 
 from pydantic_core import ValidationError
 
-from ._result import CallFailure, ToolResult, clip, light_validation_error, without_locals
+from ._result import (
+    CallFailure,
+    ToolResult,
+    clip,
+    light_validation_error,
+    type_name,
+    without_locals,
+)
 from ._shifting import run_coroutine, with_timeout
 from ._threads import ThreadLot, call_in_thread, to_thread, wait_in_thread
 
@@ -207,8 +214,7 @@ def _require_result(value: Any) -> ToolResult:
     """Seed 004: a tool annotated ``-> ToolResult`` must return one."""
     if not isinstance(value, ToolResult):
         raise TypeError(
-            f"tool must return a ToolResult (it is annotated -> ToolResult), "
-            f"got {type(value).__name__}"
+            f"tool must return a ToolResult (it is annotated -> ToolResult), got {type_name(value)}"
         )
     return value
 
