@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
-from tooldeck import ToolRegistry, ToolResult
+from tooldeck import BaseTool, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,6 +90,16 @@ def build(make: Callable[[], BaseException]) -> ToolRegistry:
     registry.tool(sync_, name="sync-timeout", timeout=30)
     registry.tool(async_, name="async-timeout", timeout=30)
 
+    class Raising(BaseTool):  # a class tool: its execute is checked to return a result
+        name = "class"
+        description = "Raises."
+        parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+        async def execute(self, **kwargs: Any) -> ToolResult:
+            raise make()
+
+    registry.register(Raising())
+
     @registry.tool
     def add(a: int, b: int) -> int:
         return a + b
@@ -97,7 +107,7 @@ def build(make: Callable[[], BaseException]) -> ToolRegistry:
     return registry
 
 
-KINDS = ["sync", "async", "sync-timeout", "async-timeout"]
+KINDS = ["sync", "async", "sync-timeout", "async-timeout", "class"]
 
 
 def outcome(face: Callable[[], Any]) -> Any:
@@ -150,7 +160,7 @@ def test_a_turn_keeps_every_answer_when_a_tool_raises_a_hostile_exception(
     make: Callable[[], BaseException], expected: str
 ) -> None:
     registry = build(make)
-    for names in (["sync"], ["async"], ["sync-timeout", "add", "async", "async-timeout"]):
+    for names in (["sync"], ["class"], ["sync-timeout", "add", "async", "async-timeout", "class"]):
         turn = {
             "content": [
                 {
