@@ -110,7 +110,8 @@ class CallFaces(Pipeline):
             if value.__class__ is COROUTINE:  # a wrapper returning a coroutine
                 value = run_coroutine(value)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
         return value
@@ -130,7 +131,8 @@ class CallFaces(Pipeline):
                 if value.__class__ is COROUTINE:
                     value = run_coroutine(value)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + self._failure(exc)
         return value
@@ -178,7 +180,8 @@ class CallFaces(Pipeline):
             del args  # not held while the tool runs: 10,000 calls in flight are less garbage
             value = await running
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except Exception as exc:
             return "Error: " + self._failure(exc)
         return value
@@ -198,7 +201,8 @@ class CallFaces(Pipeline):
             else:  # a plain async tool called with keyword arguments
                 value = await plain(**args)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except Exception as exc:
             return "Error: " + self._failure(exc)
         return value

@@ -12,6 +12,7 @@ it replaces the signature's parameters.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
@@ -67,13 +68,14 @@ def docstring(func: Callable[..., Any]) -> str | None:
 
     A function's own (behind any ``functools.partial``); for a callable object, its
     ``__call__``'s, or else its class's. Inherited docstrings (``object``'s "Call self
-    as a function.") say nothing about the tool and are not read.
+    as a function.") say nothing about the tool and are not read, nor the ones Python
+    writes (a dataclass's ``Name(field: type)``).
     """
     inner = unwrap_partial(func)
     if inspect.isroutine(inner):
         return inspect.getdoc(inner)
     call = _signature_target(inner)
-    text = getattr(call, "__doc__", None) or type(inner).__dict__.get("__doc__")
+    text = getattr(call, "__doc__", None) or class_docstring(inner)
     return inspect.cleandoc(text) if isinstance(text, str) else None
 
 
@@ -85,8 +87,20 @@ def class_docstring(func: Callable[..., Any]) -> str | None:
     inner = unwrap_partial(func)
     if inspect.isroutine(inner) or isinstance(inner, type):
         return None
-    text = type(inner).__dict__.get("__doc__")
-    return inspect.cleandoc(text) if isinstance(text, str) and text.strip() else None
+    cls = type(inner)
+    text = cls.__dict__.get("__doc__")
+    if not isinstance(text, str) or not text.strip() or _generated_doc(cls, text):
+        return None
+    return inspect.cleandoc(text)
+
+
+def _generated_doc(cls: type, text: str) -> bool:
+    """A docstring Python wrote, not the class's author: a dataclass's or a named tuple's
+    ``Name(field, ...)`` (then ``__call__``'s docstring describes the tool, as before)."""
+    if not (dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")):
+        return False
+    name = cls.__dict__.get("__name__", cls.__name__)
+    return "\n" not in text and text.startswith(f"{name}(") and text.endswith(")")
 
 
 def refuse_generators(func: Callable[..., Any], name: str) -> None:

@@ -95,7 +95,8 @@ class NamedCalls:
             if value.__class__ is COROUTINE:
                 value = run_coroutine(value)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except SYNC_FAILURES as exc:
             return "Error: " + found._failure(exc)
         return value
@@ -151,7 +152,8 @@ class NamedCalls:
         try:
             value = await running
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
-                return value.data if value.success else str(as_result(value))  # "Error: ..."
+                value = as_result(value)  # a proxy's success may be no bool: refused
+                return value.data if value.success else str(value)  # "Error: ..."
         except Exception as exc:
             return "Error: " + found._failure(exc)
         return value

@@ -172,9 +172,11 @@ class Pipeline:
     def _refusal(self, exc: BaseException) -> str:
         """The text for a failure on a fast path, arguments refused included (what
         `_validate` would have raised for them)."""
-        if isinstance(exc, ValidationError):
-            return format_validation_error(exc, self._spec.name)
-        if isinstance(exc, RecursionError):  # a Python value nested deeper than the stack
+        # Never isinstance: it reads ``__class__``, which an exception may make raise.
+        kind = type(exc)
+        if issubclass(kind, ValidationError):
+            return format_validation_error(exc, self._spec.name)  # type: ignore[arg-type]
+        if issubclass(kind, RecursionError):  # a Python value nested deeper than the stack
             return too_deep(self._spec.name)
         # A CallFailure (args_schema and JSON-Schema tools word their own), or whatever
         # a user's validator raised.
@@ -188,11 +190,12 @@ class Pipeline:
         return ToolResult.fail(self._refusal(exc), exception=cause(exc))
 
     def _failure(self, exc: BaseException) -> str:
-        if isinstance(exc, CallFailure):  # tooldeck's own words, already bounded
+        kind = type(exc)  # (not isinstance: it reads ``__class__``, which may raise)
+        if issubclass(kind, CallFailure):  # tooldeck's own words, already bounded
             return failure_text(exc)
-        if isinstance(exc, CallTimeout):
+        if issubclass(kind, CallTimeout):
             return f"Tool '{clip(self._spec.name)}' timed out after {self._timeout:g} seconds"
-        if isinstance(exc, TooManyAbandoned):
+        if issubclass(kind, TooManyAbandoned):
             return f"Tool '{clip(self._spec.name)}' is not called now: {exc}"
         logger.debug("tool %r raised", self._spec.name, exc_info=exc)
         return outside_text(failure_text(exc))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._result import clip
+from ._result import clip, type_name
 
 __all__ = [
     "LIST",
@@ -125,7 +125,7 @@ def not_a_reply(value: Any, format: str | None = None) -> TypeError:
     what = _SHAPES.get(format or "", "a model's reply")
     return NotAReply(
         f"expected {what}, or a part of one, or its tool calls; "
-        f"got {type(value).__name__} {clip(value)}"
+        f"got {type_name(value)} {clip(value)}"
     )
 
 

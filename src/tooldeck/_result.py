@@ -31,6 +31,7 @@ __all__ = [
     "outside_text",
     "problem_lines",
     "to_text",
+    "type_name",
     "validation_failure",
     "without_locals",
 ]
@@ -71,7 +72,7 @@ class ToolResult:
         # raises, "no") would raise out of a face or pass a failure as a success.
         if type(self.success) is not bool:
             raise TypeError(
-                f"ToolResult.success must be a bool, got {_type_name(self.success)}: "
+                f"ToolResult.success must be a bool, got {type_name(self.success)}: "
                 "use ToolResult.ok(...) or ToolResult.fail(...)"
             )
 
@@ -152,7 +153,7 @@ def failure_text(exc: BaseException) -> str:
         text = ""
     elif type(text) is not str:
         text = str.__getitem__(text, slice(None))  # its characters, as an exact str
-    return text if text else type(exc).__name__
+    return text if text else type_name(exc)
 
 
 def outside_text(text: str, limit: int = MAX_ERROR) -> str:
@@ -216,7 +217,7 @@ def format_validation_error(exc: ValidationError, tool_name: str) -> str:
     Values are echoed as a short prefix (`clip`), and at most
     ``_MAX_PROBLEMS`` problems are listed: the text stays small whatever was sent.
     """
-    return _validation_text(exc.errors(include_url=False), tool_name)
+    return _validation_text(*_errors_of(exc), tool_name)
 
 
 def validation_failure(exc: ValidationError, tool_name: str) -> tuple[str, ValidationError]:
@@ -227,10 +228,42 @@ def validation_failure(exc: ValidationError, tool_name: str) -> tuple[str, Valid
     kept whole, a turn of bad calls with big arguments pinned many times the reply).
     It keeps the original's traceback, its frames' locals cleared.
     """
+    errors, count = _errors_of(exc)
+    if count <= _MAX_PROBLEMS and all(_is_small(error.get("input")) for error in errors):
+        return _validation_text(errors, count, tool_name), exc  # light already: the usual case
+    return _validation_text(errors, count, tool_name), light_validation_error(exc, errors)
+
+
+# Past this many problems, only the first ones shown are read out of an error.
+_MANY_PROBLEMS = 200
+
+
+def _errors_of(exc: ValidationError) -> tuple[list[Any], int]:
+    """``exc``'s problems (at least the first `_MAX_PROBLEMS`), and how many it holds.
+
+    ``errors()`` makes a dict per problem: for a call with 50,000 bad items, ~7 times
+    the error itself (~34 MB), all to show twenty. Past `_MANY_PROBLEMS` the first ones
+    are read from its JSON text instead, a fifth of that; should that fail (an input
+    with no JSON form), from ``errors()``. (A value refused shows as its JSON there:
+    the same text for arguments from JSON; ``b"q"`` from Python shows as ``'q'``.)
+    """
+    count = exc.error_count()
+    if count > _MANY_PROBLEMS:
+        try:
+            text = exc.json(include_url=False)
+            errors, at = [], 1  # past the "["
+            for _ in range(min(count, _MAX_PROBLEMS)):
+                error, at = _read_json(text, at)
+                errors.append(error)
+                at += 1  # past the ","
+            return errors, count
+        except Exception:  # the usual reading follows
+            pass
     errors = exc.errors(include_url=False)
-    if len(errors) <= _MAX_PROBLEMS and all(_is_small(error.get("input")) for error in errors):
-        return _validation_text(errors, tool_name), exc  # light already: the usual case
-    return _validation_text(errors, tool_name), light_validation_error(exc, errors)
+    return errors, len(errors)
+
+
+_read_json = json.JSONDecoder().raw_decode
 
 
 def _is_small(value: Any) -> bool:
@@ -251,7 +284,7 @@ def light_validation_error(
 ) -> ValidationError:
     """``exc`` without its input values: its first problems, their places and messages."""
     if errors is None:
-        errors = exc.errors(include_url=False)
+        errors = _errors_of(exc)[0]
     details: list[Any] = [
         {
             "type": PydanticCustomError(clip(error["type"]), clip(error["msg"], _MAX_MESSAGE)),
@@ -271,10 +304,10 @@ def without_locals(tb: TracebackType | None) -> TracebackType | None:
     return tb
 
 
-def _validation_text(errors: list[Any], tool_name: str) -> str:
+def _validation_text(errors: list[Any], count: int, tool_name: str) -> str:
     lines = [f"Invalid arguments for tool '{clip(tool_name)}':"]
     lines += [_problem(error) for error in errors[:_MAX_PROBLEMS]]
-    return "\n".join(lines + _more(len(errors)))
+    return "\n".join(lines + _more(count))
 
 
 def problem_lines(header: str, problems: list[str]) -> str:
@@ -346,9 +379,13 @@ def _safe_str(value: Any) -> str:
         return text if type(text) is str else str.__getitem__(text, slice(None))
     if issubclass(kind, int):  # past sys.get_int_max_str_digits()
         return f"<int of {int.bit_length(value)} bits>"
-    return f"<{_type_name(value)} object>"
+    return f"<{type_name(value)} object>"
 
 
-def _type_name(value: Any) -> str:
-    name = type(value).__name__  # a type's own name: a str, whatever the instance does
+def type_name(value: Any) -> str:
+    """The name of ``value``'s class; never raises, whatever its class (or metaclass) says."""
+    try:
+        name = type(value).__name__  # a metaclass may make it anything, or raise
+    except Exception:
+        return "unknown"
     return name if type(name) is str else "unknown"

@@ -19,7 +19,14 @@ from typing import Any, TypeVar, get_origin
 
 from pydantic_core import ValidationError
 
-from ._result import CallFailure, ToolResult, clip, light_validation_error, without_locals
+from ._result import (
+    CallFailure,
+    ToolResult,
+    clip,
+    light_validation_error,
+    type_name,
+    without_locals,
+)
 from ._shifting import run_coroutine, with_timeout
 from ._threads import ThreadLot, call_in_thread, to_thread, wait_in_thread
 
@@ -177,7 +184,7 @@ def cause(exc: BaseException) -> BaseException:
     """What a failed result keeps for logs: the real error, not tooldeck's wrapper; and
     light, pinning none of the arguments refused (a failed call's result may be kept
     long: a turn keeps all of its results until it ends)."""
-    if isinstance(exc, CallFailure):
+    if issubclass(type(exc), CallFailure):  # (isinstance reads __class__, which may raise)
         inner = exc.__cause__  # e.g. the ValidationError behind the message (light already)
         if inner is None:
             without_locals(exc.__traceback__)  # its frames held the parsed arguments
@@ -207,8 +214,7 @@ def _require_result(value: Any) -> ToolResult:
     """Seed 004: a tool annotated ``-> ToolResult`` must return one."""
     if not isinstance(value, ToolResult):
         raise TypeError(
-            f"tool must return a ToolResult (it is annotated -> ToolResult), "
-            f"got {type(value).__name__}"
+            f"tool must return a ToolResult (it is annotated -> ToolResult), got {type_name(value)}"
         )
     return value
 

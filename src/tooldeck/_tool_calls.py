@@ -367,8 +367,10 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
         ValueError: an unknown ``format``.
         TypeError: ``reply`` has no shape of that format (or of any, when not given).
     """
-    if format is not None and format not in READERS:
-        raise ValueError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
+    # (type first: a list is unhashable, a str subclass may make hashing raise)
+    if format is not None and (type(format) is not str or format not in READERS):
+        shown = repr(format) if type(format) is str else clip(format)
+        raise ValueError(f"unknown format {shown}; one of {', '.join(FORMATS)}")
     try:
         found = format or SDK_FORMATS.get(type(reply)) or detect_format(reply)
         return found, (READERS[found](reply) if found is not None else [])

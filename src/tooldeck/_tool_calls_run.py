@@ -180,17 +180,26 @@ class TurnWatch:
     yields cannot fire a call's timeout, so the caller stops waiting at `deadline`.
     """
 
-    __slots__ = ("results", "started", "timeouts")
+    __slots__ = ("results", "started", "submitted", "timeouts")
 
     def __init__(self, timeouts: Sequence[float | None]) -> None:
         self.timeouts = timeouts
         self.started: list[float | None] = [None] * len(timeouts)
         self.results: list[ToolResult | None] = [None] * len(timeouts)
+        self.submitted = time.monotonic()  # handed to the loop
 
     def deadline(self) -> float | None:
         """When a timed call in flight is overdue: its start, its timeout, the grace
-        the loop has to fire it (``None``: no timed call is in flight)."""
+        the loop has to fire it (``None``: no timed call is in flight).
+
+        Until the loop starts any call, the turn is bounded as one timed call is from
+        when it was handed to the loop: a loop blocked before the turn (by an earlier
+        turn's call) never starts one, and would hold the turn as long as it is blocked.
+        """
         grace = _shifting.LOOP_GRACE  # read now: tests shorten it
+        if all(start is None for start in self.started):
+            timed = [timeout for timeout in self.timeouts if timeout is not None]
+            return self.submitted + min(timed) + grace if timed else None
         ends = [
             start + timeout + grace
             for start, timeout, result in zip(
@@ -269,7 +278,7 @@ async def run_calls(
         await _cancel(tasks)  # cancelled from outside, or a call interrupted
     for task in tasks:
         error = None if task.cancelled() else task.exception()
-        if isinstance(error, _Interrupted):
+        if type(error) is _Interrupted:
             raise error.exc
     return [task.result() for task in tasks]
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -231,3 +232,47 @@ def test_known_non_replies_are_type_errors(reply: Any, format: str | None) -> No
         read_tool_calls(reply, format)
     with pytest.raises(TypeError, match="got "):
         registry.run_tool_calls(reply, format=format)
+
+
+class _Nameless(type):
+    @property
+    def __name__(cls) -> str:  # type: ignore[override]
+        raise RuntimeError("no name here")
+
+
+class _Moduleless(type):
+    @property
+    def __module__(cls) -> str:  # type: ignore[override]
+        raise RuntimeError("no module here")
+
+
+class _Unhashable(type):
+    def __hash__(cls) -> int:
+        raise RuntimeError("no hash here")
+
+
+@pytest.mark.parametrize("meta", [_Nameless, _Moduleless, _Unhashable])
+@pytest.mark.parametrize("format", [None, *FORMATS])
+def test_a_reply_whose_class_is_hostile_is_a_type_error(meta: type, format: str | None) -> None:
+    # The TypeError names the class: its name read safely ("unknown" if it raises).
+    reply = meta("Reply", (), {})()
+    for read in (
+        lambda: registry.run_tool_calls(reply, format=format),
+        lambda: asyncio.run(registry.async_run_tool_calls(reply, format=format)),
+    ):
+        with pytest.raises(TypeError, match="got "):
+            read()
+
+
+class _HashlessStr(str):
+    def __hash__(self) -> int:
+        raise RuntimeError("no hash here")
+
+
+@pytest.mark.parametrize("format", [["openai"], {"openai": 1}, 5, _HashlessStr("openai")])
+def test_a_format_that_is_no_str_is_a_value_error(format: Any) -> None:
+    # (an unhashable format raised "unhashable type", a hostile str subclass its own)
+    with pytest.raises(ValueError, match="unknown format"):
+        registry.run_tool_calls({"role": "assistant", "tool_calls": []}, format=format)
+    with pytest.raises(ValueError, match="unknown format"):
+        asyncio.run(registry.async_run_tool_calls([], format=format))

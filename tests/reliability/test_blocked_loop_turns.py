@@ -113,3 +113,62 @@ def test_a_turn_whose_async_tool_blocks_the_loop_forever_still_returns() -> None
         "Error: Tool 'add' did not finish: tooldeck's event loop was blocked by another call",
     )
     assert contents[2].startswith("Error: Tool 'hog' ")
+
+
+BLOCKED_BEFORE_THE_TURN = textwrap.dedent(
+    """
+    import json, sys, threading, time
+    from tooldeck import ToolRegistry, _shifting
+
+    _shifting.LOOP_GRACE = 0.2
+    registry = ToolRegistry()
+
+    @registry.tool(timeout=0.3)
+    async def hog() -> str:
+        threading.Event().wait()  # blocks tooldeck's loop for good
+        return "never"
+
+    @registry.tool(timeout=0.5)
+    async def quick() -> str:
+        return "fine"
+
+    def turn(*names):
+        return {"role": "assistant", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": "{}"}}
+            for i, n in enumerate(names)
+        ]}
+
+    registry.run_tool_calls(turn("hog"))  # the loop is blocked from now on
+    report = []
+    for names, bound in ((["quick"], None), (["quick", "quick"], None), (["quick"] * 3, 1)):
+        started = time.monotonic()
+        answers = registry.run_tool_calls(turn(*names), max_concurrency=bound)
+        report.append({"elapsed": time.monotonic() - started, "answers": answers})
+    print(json.dumps(report))
+    sys.stdout.flush()
+    """
+)
+
+
+@pytest.mark.timeout(120)
+def test_a_turn_handed_to_a_loop_blocked_before_it_is_bounded_as_one_call() -> None:
+    # One timed call on a loop an earlier call blocks is bounded (timeout + grace); a
+    # turn of many waited for the loop (forever here): none of its calls ever started,
+    # so no call's timeout was counted.
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_BEFORE_THE_TURN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [len(turn["answers"]) for turn in report] == [1, 2, 3]
+    for turn_report in report:
+        assert turn_report["elapsed"] < 10, turn_report
+        for answer in turn_report["answers"]:
+            assert answer["content"].startswith("Error: Tool 'quick' "), answer
+    assert report[1]["answers"][0]["content"] == (
+        "Error: Tool 'quick' was not called: tooldeck's event loop was blocked by another call"
+    )

@@ -14,6 +14,8 @@ import tracemalloc
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tooldeck import BaseTool, ToolRegistry, ToolResult
@@ -121,3 +123,68 @@ def test_many_problems_keep_only_the_first() -> None:
     assert result.error is not None and result.error.endswith("... and 4980 more problems")
     assert isinstance(result.exception, ValidationError)
     assert result.exception.error_count() == 20
+
+
+def test_one_call_with_many_bad_items_peaks_at_a_few_times_the_error() -> None:
+    # errors() makes a dict per problem: 50,000 bad items peaked at ~34 MB (7 times the
+    # pydantic error, ~4.6 MB) to show twenty. The first problems are read from the
+    # error's JSON text instead: about twice the error.
+    registry = ToolRegistry()
+
+    @registry.tool
+    def total(xs: list[int]) -> int:
+        return sum(xs)
+
+    arguments = json.dumps({"xs": ["x" * 10] * 50_000})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = registry.execute_sync("total", arguments)
+        text = registry.call_tool("total", arguments)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 15 * 2**20, peak / 2**20
+    assert str(result) == text
+    lines = text.splitlines()
+    assert lines[1].startswith("xs.0: Input should be a valid integer, unable to parse")
+    assert lines[1].endswith("(got 'xxxxxxxxxx')")
+    assert lines[-1] == "... and 49980 more problems"
+    assert len(lines) == 22
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(json_values, min_size=1, max_size=30), st.booleans())
+def test_the_first_problems_read_from_json_text_are_the_same_text(
+    items: list[Any], as_text: bool
+) -> None:
+    # The reading past _MANY_PROBLEMS words the problems exactly as errors() would.
+    from tooldeck import _result
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def shapes(xs: list[int], ys: dict[str, float], z: bool = False) -> int:
+        return 0
+
+    arguments: Any = {"xs": items, "ys": {str(i): v for i, v in enumerate(items)}, "z": items}
+    if as_text:
+        arguments = json.dumps(arguments)
+    usual = registry.execute_sync("shapes", arguments)
+    saved = _result._MANY_PROBLEMS
+    _result._MANY_PROBLEMS = 0
+    try:
+        from_json = registry.execute_sync("shapes", arguments)
+        agently = registry.call_tool("shapes", arguments)
+    finally:
+        _result._MANY_PROBLEMS = saved
+    assert str(from_json) == str(usual) == agently

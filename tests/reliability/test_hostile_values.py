@@ -293,3 +293,22 @@ def test_a_proxy_of_a_tool_result_is_read_as_the_result_it_stands_for(is_async: 
     ):
         assert type(result) is ToolResult  # the genuine article, not the proxy
         assert result == expected
+
+
+@pytest.mark.parametrize("success", ["no", 1, 0, None])
+@pytest.mark.parametrize("is_async", [False, True])
+def test_a_proxy_of_a_tool_result_whose_success_is_no_bool_fails_on_every_face(
+    success: Any, is_async: bool
+) -> None:
+    # A truthy non-bool ("no", 1) read as a success by Agently's faces while the
+    # ToolResult faces refused it: every face must refuse it alike.
+    proxy = hostile_value(frozenset(), ToolResult)
+    type(proxy).success = success  # type: ignore[attr-defined]
+    type(proxy).data, type(proxy).error = "DATA", "err"  # type: ignore[attr-defined]
+    registry = build(proxy, "plain")
+    outcomes = every_face(registry, "async" if is_async else "sync")
+    expected = "Error: ToolResult.success must be a bool, got "
+    for face in ("call_tool", "async_call_tool", "Tool.call", "Tool.acall", "registry.call"):
+        assert outcomes[face].startswith(expected), (face, outcomes[face])
+    for face in ("execute_sync", "execute", "Tool.run_sync", "Tool.run", "Tool.execute"):
+        assert str(outcomes[face]).startswith(expected), (face, outcomes[face])

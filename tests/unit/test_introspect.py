@@ -7,8 +7,9 @@ Each case is one the MCP SDK's ``func_metadata``, the OpenAI Agents SDK's
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, NamedTuple
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
@@ -340,3 +341,48 @@ def test_an_inherited_class_docstring_does_not_describe_a_callable_object() -> N
             return [query] * limit * 2
 
     assert Tool(Subclass()).description == "Search the catalogue twice."
+
+
+def test_a_docstring_python_wrote_does_not_describe_a_callable_object() -> None:
+    # A dataclass or a named tuple without a docstring gets one from Python
+    # ("Convert(unit: str = 'c')"): it is no author's description, and must not hide
+    # __call__'s (nor stand in for the tool's name).
+    @dataclasses.dataclass
+    class Convert:
+        unit: str = "c"
+
+        def __call__(self, x: int) -> int:
+            """Convert a temperature."""
+            return x
+
+    @dataclasses.dataclass
+    class Silent:
+        unit: str = "c"
+
+        def __call__(self, x: int) -> int:
+            return x
+
+    class Pair(NamedTuple):
+        a: int = 1
+
+        def __call__(self, x: int) -> int:
+            """Add the pair."""
+            return x
+
+    @dataclasses.dataclass
+    class Written:
+        """Convert(unit) — a docstring of the author's."""
+
+        unit: str = "c"
+
+        def __call__(self, x: int) -> int:
+            """Not this."""
+            return x
+
+    assert tool(Convert()).description == "Convert a temperature."
+    assert tool(Silent(), name="silent").description == "silent"
+    assert tool(Pair(), name="pair").description == "Add the pair."
+    assert (
+        tool(Written(), name="written").description
+        == "Convert(unit) — a docstring of the author's."
+    )
