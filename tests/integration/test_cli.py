@@ -633,9 +633,13 @@ def test_call_usage_does_not_mark_the_arguments_required() -> None:
         (("--max-sessions-per-client", "2.5"), ("--max-sessions-per-client", "2.5")),
         (("--session-idle-timeout", "-1"), ("--session-idle-timeout", "positive")),
         (("--session-idle-timeout", "nan"), ("--session-idle-timeout", "nan")),
-        (
+        (  # in the command line's words, not the Python keyword's
             ("--stateless", "--max-sessions-per-client", "3"),
-            ("max_sessions_per_client", "stateless serving keeps no sessions"),
+            ("--max-sessions-per-client", "--stateless keeps no sessions"),
+        ),
+        (
+            ("--stateless", "--session-idle-timeout", "3"),
+            ("--session-idle-timeout", "--stateless keeps no sessions"),
         ),
     ],
 )

@@ -206,6 +206,10 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
             f"{', '.join(given)} {what}: add --transport http "
             "(stdio serves the one client that started it)"
         )
+    session_flags = ("--max-sessions-per-client", "--session-idle-timeout")
+    limits = [flag for flag in session_flags if http_only[flag] is not None]
+    if options.stateless and limits:
+        raise UsageError(f"{', '.join(limits)}: --stateless keeps no sessions to limit")
     token = _serve_token(options.tokens)
     if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
