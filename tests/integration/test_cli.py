@@ -212,6 +212,27 @@ def test_schema_usage_errors() -> None:
     assert strict_others.status == 0
 
 
+def test_schema_strict_best_effort_exports_the_tools_strict_mode_cannot_express() -> None:
+    # Issue 21, item 17 on the command line: the refusal says how to export the rest in
+    # the CLI's words (no Python keyword), and --best-effort does it.
+    refused = tooldeck("schema", "--strict", "--tools", "cli_tools")
+    assert_usage_error(refused, "tune", "--best-effort")
+    assert "strict=" not in refused.err and "tags=" not in refused.err
+    assert_usage_error(
+        tooldeck("schema", "tune", "--strict", "--tools", "cli_tools"), "--best-effort"
+    )
+    run = tooldeck("schema", "--strict", "--best-effort", "--tools", "cli_tools")
+    assert run.status == 0, run
+    functions = {t["function"]["name"]: t["function"] for t in run.json()}
+    assert functions["add"]["strict"] is True
+    assert functions["tune"].get("strict") is not True
+    assert run.err.count("tooldeck: warning: exported 1 tool(s) without strict mode: 'tune'") == 1
+    one = tooldeck("schema", "tune", "--strict", "--best-effort", "--tools", "cli_tools")
+    assert one.status == 0 and one.json()["function"].get("strict") is not True
+    assert "tooldeck: warning: exported without strict mode" in one.err
+    assert_usage_error(tooldeck("schema", "--best-effort", "--tools", "cli_tools"), "--strict")
+
+
 # -- call -------------------------------------------------------------------------------------
 
 
@@ -612,9 +633,13 @@ def test_call_usage_does_not_mark_the_arguments_required() -> None:
         (("--max-sessions-per-client", "2.5"), ("--max-sessions-per-client", "2.5")),
         (("--session-idle-timeout", "-1"), ("--session-idle-timeout", "positive")),
         (("--session-idle-timeout", "nan"), ("--session-idle-timeout", "nan")),
-        (
+        (  # in the command line's words, not the Python keyword's
             ("--stateless", "--max-sessions-per-client", "3"),
-            ("max_sessions_per_client", "stateless serving keeps no sessions"),
+            ("--max-sessions-per-client", "--stateless keeps no sessions"),
+        ),
+        (
+            ("--stateless", "--session-idle-timeout", "3"),
+            ("--session-idle-timeout", "--stateless keeps no sessions"),
         ),
     ],
 )

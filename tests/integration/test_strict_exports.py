@@ -126,3 +126,33 @@ def test_strict_takes_a_bool_or_best_effort_only(registry: ToolRegistry, strict:
     assert add is not None
     with pytest.raises(ValueError, match="strict must be"):
         add.export("openai", strict=strict)
+
+
+def test_a_remote_tool_is_never_told_to_change_its_code() -> None:
+    # The fix a local tool is offered ("take a str and check it in the tool", "use a
+    # model") cannot be applied to a remote schema: a proxy's refusal says whose it is.
+    server = fastmcp.FastMCP("loose")
+
+    @server.tool
+    def fetch(url: AnyUrl) -> str:
+        return str(url)
+
+    @server.tool
+    def tally(counts: dict[str, int]) -> int:
+        return sum(counts.values())
+
+    registry = ToolRegistry()
+    registry.use_mcp(server)
+    for name in ("fetch", "tally"):
+        proxy = registry.get(name)
+        assert proxy is not None
+        with pytest.raises(ToolDefinitionError) as refused:
+            proxy.export("openai", strict=True)
+        reason = refused.value.reason
+        assert refused.value.tool == name and "the MCP server's schema" in reason
+        for advice in ("in the tool", "use a model", "list of pairs"):
+            assert advice not in reason
+    with pytest.raises(ToolDefinitionError) as both:
+        registry.export("anthropic", strict=True)
+    assert "in the tool" not in str(both.value) and "use a model" not in str(both.value)
+    assert "strict='best-effort'" in str(both.value)

@@ -93,6 +93,24 @@ async def test_a_command_that_does_not_start_is_named_by_its_base_name(
     assert_no_secret(failed.value.server, str(tmp_path))
 
 
+@pytest.mark.parametrize("shape", ["transport", "config"])
+async def test_a_working_directory_that_does_not_exist_is_not_shown(
+    tmp_path: Path, shape: str
+) -> None:
+    # The OS error quotes the directory the server was to start in: a local path.
+    cwd = str(tmp_path / "private-dir" / "project")  # does not exist
+    args = ["-c", "pass"]
+    transport: Any = (
+        StdioTransport(sys.executable, args, cwd=cwd)
+        if shape == "transport"
+        else {"mcpServers": {"tools": {"command": sys.executable, "args": args, "cwd": cwd}}}
+    )
+    registry = ToolRegistry()
+    with pytest.raises(MCPConnectionError) as failed:
+        await registry.async_use_mcp(transport, timeout=10)
+    assert_no_secret(str(failed.value), str(tmp_path))
+
+
 def test_an_unknown_transport_is_named_by_its_type_not_its_repr() -> None:
     class Custom:
         def __repr__(self) -> str:

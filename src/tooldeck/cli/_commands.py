@@ -12,7 +12,7 @@ import json
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
@@ -66,21 +66,37 @@ def _pad(text: str, width: int) -> str:
 
 def run_schema(registry: ToolRegistry, options: argparse.Namespace) -> int:
     """``tooldeck schema``: the export, as JSON."""
+    if options.best_effort and not options.strict:
+        raise UsageError("--best-effort applies to --strict: give both")
+    strict: bool | Literal["best-effort"] = "best-effort" if options.best_effort else options.strict
     try:
         if options.name is None:
             exported: Any = registry.export(
-                options.format, tags=options.tags, strict=options.strict, match=options.match
+                options.format, tags=options.tags, strict=strict, match=options.match
             )
         else:
             if options.tags:
                 raise UsageError("--tag selects tools; it cannot be combined with a NAME")
-            exported = _require_tool(registry, options.name).export(
-                options.format, strict=options.strict
-            )
+            exported = _require_tool(registry, options.name).export(options.format, strict=strict)
     except ToolDeckError as exc:  # e.g. a tool that strict mode cannot express
-        raise UsageError(first_line(exc)) from exc
+        raise UsageError(_in_cli_words(first_line(exc), strict=strict is True)) from exc
     _print_json(exported)
     return 0
+
+
+# The Python API's way out of a strict refusal (`export`'s message); the CLI has its own.
+_PYTHON_WAY_OUT = "pass strict='best-effort'"
+_CLI_WAY_OUT = "add --best-effort to export them without strict mode, or leave them out with --tag"
+
+
+def _in_cli_words(message: str, *, strict: bool) -> str:
+    """A strict-mode refusal saying how to export anyway, in the command line's words."""
+    if not strict:
+        return message
+    head, found, _ = message.partition(_PYTHON_WAY_OUT)
+    if found:  # the registry's refusal: every tool that cannot be strict, named
+        return head + _CLI_WAY_OUT
+    return f"{message.rstrip('.')}; add --best-effort to export it without strict mode"
 
 
 def _require_tool(registry: ToolRegistry, name: str) -> Tool[..., Any]:
@@ -190,6 +206,10 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
             f"{', '.join(given)} {what}: add --transport http "
             "(stdio serves the one client that started it)"
         )
+    session_flags = ("--max-sessions-per-client", "--session-idle-timeout")
+    limits = [flag for flag in session_flags if http_only[flag] is not None]
+    if options.stateless and limits:
+        raise UsageError(f"{', '.join(limits)}: --stateless keeps no sessions to limit")
     token = _serve_token(options.tokens)
     if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)

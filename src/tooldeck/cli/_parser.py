@@ -109,6 +109,12 @@ def _add_schema(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="OpenAI strict mode (defaults become nullable)"
     )
+    parser.add_argument(
+        "--best-effort",
+        action="store_true",
+        help="with --strict: export a tool strict mode cannot express without it (a warning "
+        "names it)",
+    )
     _add_tag_options(parser)
 
 

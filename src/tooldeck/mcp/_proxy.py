@@ -33,6 +33,7 @@ from tooldeck._schema_check import SchemaError, schema_validator
 from tooldeck._schema_tools import schema_params
 from tooldeck._spec import EMPTY, ToolSpec
 from tooldeck._tool import Arguments, Context, Tool
+from tooldeck.errors import ToolDefinitionError
 
 from . import _loop
 from ._extra import logger
@@ -92,6 +93,15 @@ def _json_or_text(text: str) -> Any:
         return from_json(text, allow_inf_nan=True)
     except ValueError:
         return text
+
+
+def _remote_refusal(exc: ToolDefinitionError) -> ToolDefinitionError:
+    """A strict-mode refusal of a remote tool: what strict mode cannot express, without
+    the fix a local tool is offered ("check it in the tool", "use a model"), which
+    cannot be applied to a schema the server owns."""
+    what = exc.reason.partition("; ")[0]
+    reason = f"{what} (the MCP server's schema, which cannot be changed here)"
+    return ToolDefinitionError(reason, tool=exc.tool, param=exc.param)
 
 
 def error_text(result: mcp_types.CallToolResult) -> str:
@@ -173,7 +183,10 @@ class ProxyTool(Tool[..., Any]):
         """In the ``mcp`` format, the tool as a gateway serves it (what is served is what
         is exported): as the server listed it, under its local name, with its title,
         icons and output schema, and its ``_meta`` with our tag sections."""
-        exported = super()._export(format, strict)
+        try:
+            exported = super()._export(format, strict)
+        except ToolDefinitionError as exc:  # strict mode refused the remote schema
+            raise _remote_refusal(exc) from exc
         if format != "mcp":
             return exported
         remote = self.remote

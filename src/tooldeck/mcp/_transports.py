@@ -109,9 +109,12 @@ _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".jar")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 
 
-def _command_secrets(command: str, args: Any, env: Any) -> list[tuple[Any, str]]:
-    """A command line's parts, each with what a message shows instead."""
+def _command_secrets(command: str, args: Any, env: Any, cwd: Any) -> list[tuple[Any, str]]:
+    """A command line's parts (and the local directory it runs in), each with what a
+    message shows instead."""
     hidden: list[tuple[Any, str]] = [(command, PurePath(command).name)]
+    if isinstance(cwd, (str, PurePath)):  # an OS error quotes a directory it cannot enter
+        hidden.append((str(cwd), "…"))
     hidden += [(arg, "…") for arg in (args if isinstance(args, list) else ())]
     hidden += [(value, "…") for value in (env.values() if isinstance(env, Mapping) else ())]
     return hidden
@@ -134,13 +137,13 @@ def safe_url(url: str) -> str:
 def redactor(transport: Any) -> Callable[[str], str]:
     """A function that takes what could be secret about ``transport`` out of a text
     (an exception's message): URLs lose credentials and query, a command line and its
-    arguments, headers and environment values are cut out."""
+    arguments, its working directory, headers and environment values are cut out."""
     hidden: list[tuple[str, str]] = []
     inner = transport.transport if isinstance(transport, Client) else transport
     if isinstance(inner, (str, PurePath)) and "://" not in str(inner):
         hidden.append((str(inner), describe(inner)))
     if isinstance(inner, StdioTransport):
-        hidden += _command_secrets(inner.command, inner.args, inner.env)
+        hidden += _command_secrets(inner.command, inner.args, inner.env, inner.cwd)
     if isinstance(inner, (StreamableHttpTransport, SSETransport)):
         hidden += [(value, "…") for value in (inner.headers or {}).values()]
     servers = inner.get("mcpServers") if isinstance(inner, Mapping) else None
@@ -148,7 +151,7 @@ def redactor(transport: Any) -> Callable[[str], str]:
         if isinstance(entry, Mapping):  # an MCP config: each server's command and headers
             command, args = entry.get("command"), entry.get("args")
             if isinstance(command, str):
-                hidden += _command_secrets(command, args, entry.get("env"))
+                hidden += _command_secrets(command, args, entry.get("env"), entry.get("cwd"))
             headers = entry.get("headers")
             hidden += [(v, "…") for v in (headers.values() if isinstance(headers, Mapping) else ())]
     # Longest first, so a part of a longer secret never leaves the rest behind; very
