@@ -14,7 +14,7 @@ import json
 import unicodedata
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tooldeck import ToolRegistry, ToolResult
@@ -62,6 +62,7 @@ def tools(text: str) -> ToolRegistry:
 
 @settings(max_examples=150, deadline=None)
 @given(ANY_TEXT)
+@example("\x7f\ud800")  # pydantic refuses the surrogate: the nested value is still JSON
 def test_every_printed_line_is_printable(text: str) -> None:
     registry = tools(text)
     for argv, status in [

@@ -185,6 +185,10 @@ def _to_text(value: Any) -> str:
     try:
         return json_text(to_jsonable_python(value, fallback=str))
     except Exception:
+        pass
+    try:  # plain JSON data that pydantic refuses: a lone surrogate in a str
+        return json_text(value)
+    except Exception:
         return shown(str(ToolResult.ok(value)))
 
 
