@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import fastmcp
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["TOKEN_ENV", "BearerTokens", "client_id", "guard_options", "tokens"]
+__all__ = ["TOKEN_ENV", "BearerTokens", "client_id", "guard_options", "send_error", "tokens"]
 
 TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 DEFAULT_CLIENT = "tooldeck"  # the client id of a single token
@@ -157,24 +157,19 @@ def _bearer(scope: Scope) -> str | None:
 
 
 async def _unauthorized(send: Send, message: str) -> None:
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {"code": -32001, "message": f"Unauthorized: {message}"},
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="tooldeck"'),
-            ],
-        }
-    )
+    challenge = (b"www-authenticate", b'Bearer realm="tooldeck"')
+    await send_error(send, 401, -32001, f"Unauthorized: {message}", challenge)
+
+
+async def send_error(
+    send: Send, status: int, code: int, message: str, *headers: tuple[bytes, bytes]
+) -> None:
+    """An HTTP answer whose body is a JSON-RPC error, the way MCP clients read one."""
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    body = json.dumps(error).encode()
+    length = (b"content-length", str(len(body)).encode())
+    start = [(b"content-type", b"application/json"), length, *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
     await send({"type": "http.response.body", "body": body})
 
 

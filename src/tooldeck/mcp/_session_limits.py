@@ -21,11 +21,12 @@ the token check) caps each client's sessions instead:
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from ._auth import send_error
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -255,18 +256,4 @@ async def _too_many(send: Send, cap: int, retry_after: int) -> None:
         f"may (max_sessions_per_client={cap}). End one (HTTP DELETE with its "
         "mcp-session-id) or wait for an idle one to expire."
     )
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(retry_after).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, 429, -32000, message, (b"retry-after", str(retry_after).encode()))
