@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePath
 from typing import Any
 
-import anyio
 import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
@@ -272,17 +271,24 @@ def starts_processes(client: Client[Any]) -> bool:
 
 
 def _marked(transport: ClientTransport, mark: str) -> ClientTransport:
-    """A stdio transport whose server carries ``mark`` in its environment: a copy, with
-    a connection of its own (the caller's transport object is left as it was)."""
-    if not isinstance(transport, StdioTransport) or not hasattr(transport, "_reset"):
-        return transport  # (a fastmcp without it: unmarked, the SDK's own stop only)
-    marked = copy.copy(transport)
-    marked.env = mark_env(transport.env, mark)
-    # The copy shares nothing of the original's connection state.
-    marked._reset()
-    marked._connect_lock = anyio.Lock()
-    marked._active_sessions = 0
-    return marked
+    """A stdio transport whose server carries ``mark`` in its environment: a new one,
+    with a connection of its own (the caller's transport object is left as it was).
+
+    Built from the public attributes every fastmcp 4 ``StdioTransport`` (and subclass:
+    Python, Node, uvx...) runs its server from, so no connection state is shared and no
+    private attribute is relied on (fastmcp 4.1, the newest for Python 3.10, has no
+    ``_reset``).
+    """
+    if not isinstance(transport, StdioTransport):
+        return transport
+    return StdioTransport(
+        command=transport.command,
+        args=list(transport.args),
+        env=mark_env(transport.env, mark),
+        cwd=transport.cwd,
+        keep_alive=transport.keep_alive,
+        log_file=transport.log_file,
+    )
 
 
 def _marked_config(transport: Any, mark: str) -> Any:
