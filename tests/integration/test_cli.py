@@ -25,6 +25,7 @@ import anyio
 import httpx
 import pytest
 
+from mcp_probe import INITIALIZE
 from tooldeck import ToolRegistry
 from tooldeck.tools.weather import get_weather
 
@@ -476,18 +477,6 @@ async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
 
     # wait_for, not asyncio.timeout: that is Python 3.11+, and 3.10 is supported.
     await asyncio.wait_for(session(), TIMEOUT)
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
 
 
 def _free_port() -> int:

@@ -26,22 +26,12 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
+from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
 SERVERS = Path(__file__).parent / "mcp_servers"
 STARTUP = 60.0
 TOKEN = "s3cret-stateless"  # stateless_app.TOKEN
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 pytestmark = pytest.mark.timeout(180)
 

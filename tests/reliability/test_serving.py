@@ -27,23 +27,13 @@ fastmcp = pytest.importorskip("fastmcp")
 from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
 
 import tooldeck.mcp  # noqa: E402
+from mcp_probe import HEADERS, INITIALIZE  # noqa: E402
 from tooldeck import ToolRegistry  # noqa: E402
 
 SCRIPT = Path(__file__).parent / "servers" / "serve_defaults.py"
 TOKEN = "s3cret-token"
 STARTUP = 30.0  # seconds the server may take to listen (a cold import of fastmcp is slow)
 LEAKS = ("Traceback", 'File "', ".py", "secret.txt", "FileNotFoundError")
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -29,21 +29,11 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 import tooldeck.mcp
+from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
 SERVE_OPTIONS = Path(__file__).parent / "servers" / "serve_options.py"
 STARTUP = 60.0
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 TOKENS = {"t-alice": "alice", "t-bob": "bob"}
 
 pytestmark = pytest.mark.timeout(120)

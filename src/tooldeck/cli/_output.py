@@ -43,5 +43,6 @@ def json_text(value: Any) -> str:
     if all(_is_shown_as_is(char, "\n") for char in text):
         return text
     # Outside strings JSON only has printable characters, spaces and line breaks, so
-    # every character escaped here is inside a string, where \\uXXXX means the same.
+    # every character escaped here is inside a string, where its JSON escape (\\u001b)
+    # means the same.
     return "".join(c if _is_shown_as_is(c, "\n") else json.dumps(c)[1:-1] for c in text)
