@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, ClassVar, final
 from urllib.parse import quote, unquote, urlsplit
 
+from typing_extensions import Self
+
 from ._mime import SNIFFED, decode_data_url, guess, mime_of, sniff
 
 __all__ = ["MEDIA_TYPES", "Audio", "File", "Image", "Media", "class_for", "is_media"]
@@ -40,7 +42,12 @@ class Media:
         mime_type: str | None = None,
         name: str | None = None,
     ) -> None:
-        mime = None if mime_type is None else mime_of(mime_type)
+        try:
+            mime = None if mime_type is None else mime_of(mime_type)
+        except ValueError as exc:
+            raise ValueError(f"{self._cls()}: {exc}") from None
+        if mime is not None:
+            self._check_family(mime)  # before the bytes: the clearer message
         if url is not None:
             if data is not None:
                 raise ValueError(f"{self._cls()}: give data or url, not both")
@@ -72,13 +79,15 @@ class Media:
             raise ValueError(f"{self._cls()}: url must be a str, got {type(url).__name__}")
         scheme = url.split(":", 1)[0].lower() if ":" in url else ""
         if scheme == "data":
-            raw, named = decode_data_url(url)
-            if named is not None:
-                named = mime_of(named)
-                if mime is not None and mime != named:
-                    raise ValueError(
-                        f"{self._cls()}: mime_type {mime!r} contradicts the data: URL's {named!r}"
-                    )
+            try:
+                raw, named = decode_data_url(url)
+                named = None if named is None else mime_of(named)
+            except ValueError as exc:
+                raise ValueError(f"{self._cls()}: {exc}") from exc
+            if named is not None and mime is not None and mime != named:
+                raise ValueError(
+                    f"{self._cls()}: mime_type {mime!r} contradicts the data: URL's {named!r}"
+                )
             return None, raw, mime or named
         if scheme not in ("http", "https"):
             raise ValueError(
@@ -141,7 +150,7 @@ class Media:
     @classmethod
     def from_path(
         cls, path: str | PathLike[str], *, mime_type: str | None = None, name: str | None = None
-    ) -> Any:
+    ) -> Self:
         """A value made from a file's bytes: its type from the bytes, else the suffix.
 
         Raises:
@@ -157,9 +166,11 @@ class Media:
             raise ValueError(f"{cls.__name__}.from_path: {str(path)!r} is empty (0 bytes)")
         if mime_type is None and sniff(data) is None:
             mime_type = guess(where.name)
-        if cls is File and name is None:
-            name = where.name
-        return cls(data, mime_type=mime_type, name=name)
+        if cls is not File:
+            if name is not None:
+                raise ValueError(f"{cls.__name__}.from_path: only a File has a name")
+            return cls(data, mime_type=mime_type)
+        return cls(data, mime_type=mime_type, name=where.name if name is None else name)
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError(f"{self._cls()} is immutable")
@@ -184,7 +195,9 @@ class Media:
         return f"{self._cls()}({', '.join([*shown, f'mime_type={self.mime_type!r}'])})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        args = {"url": self.url, "mime_type": self.mime_type, "name": self.name}
+        args = {"url": self.url, "mime_type": self.mime_type}
+        if self.name is not None:
+            args["name"] = self.name
         return (_rebuild, (type(self), self.data, args))
 
     @property
@@ -260,6 +273,11 @@ class Image(Media):
     __slots__ = ()
     kind: ClassVar[str] = "image"
 
+    def __init__(
+        self, data: bytes | None = None, *, url: str | None = None, mime_type: str | None = None
+    ) -> None:
+        super().__init__(data, url=url, mime_type=mime_type)
+
 
 @final
 class Audio(Media):
@@ -270,6 +288,11 @@ class Audio(Media):
 
     __slots__ = ()
     kind: ClassVar[str] = "audio"
+
+    def __init__(
+        self, data: bytes | None = None, *, url: str | None = None, mime_type: str | None = None
+    ) -> None:
+        super().__init__(data, url=url, mime_type=mime_type)
 
 
 @final
