@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any, cast, get_args
 from urllib.parse import unquote
 
 from ._values import MEDIA_TYPES, Audio, File, Image, Media, class_for
@@ -19,8 +19,12 @@ def media_parts(value: object) -> list[Any] | None:
     kind = type(value)
     if kind in MEDIA_TYPES:
         return [value]
-    if (kind is list or kind is tuple) and any(type(part) in MEDIA_TYPES for part in value):  # type: ignore[attr-defined]
-        return list(value)  # type: ignore[call-overload, no-any-return]
+    if kind is not list and kind is not tuple:
+        return None
+    parts = cast("list[Any] | tuple[Any, ...]", value)
+    for part in parts:
+        if type(part) in MEDIA_TYPES:
+            return list(parts)
     return None
 
 
