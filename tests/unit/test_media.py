@@ -540,3 +540,14 @@ def test_only_a_file_has_a_name(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="only a File has a name"):
         Image.from_path(tmp_path / "chart.png", name="x.png")
     assert Image(PNG).name is None and Audio(WAV).name is None
+
+
+@pytest.mark.parametrize(
+    "text", [b"ID3 tags, explained", b"OggS is Ogg's capture pattern", b"%PDF-1.7 in plain words"]
+)
+def test_utf8_text_labelled_text_is_text_even_when_it_starts_like_a_format(text: bytes) -> None:
+    # The magic numbers that UTF-8 text can start with are ASCII words; PNG's and
+    # JPEG's cannot be UTF-8, so those are still refused as text.
+    assert File(text, mime_type="text/plain").data == text
+    with pytest.raises(ValueError, match="the bytes are image/png"):
+        File(PNG, mime_type="text/plain")

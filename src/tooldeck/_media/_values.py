@@ -119,15 +119,22 @@ class Media:
                     f"{self._cls()}: cannot tell the type of these bytes; pass mime_type="
                 )
             return found
+        if mime.startswith("text/"):
+            # Text is told by being UTF-8, not by magic numbers: those UTF-8 text can
+            # start with are ASCII words ("ID3", "OggS", "%PDF-"), PNG's and JPEG's are not.
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if found is not None:
+                    raise ValueError(
+                        f"{self._cls()}: the bytes are {found}, not {mime} as mime_type says"
+                    ) from None
+                raise ValueError(f"{self._cls()}: {mime} data must be UTF-8 text ({exc})") from None
+            return mime
         if found is not None and found != mime:
             raise ValueError(f"{self._cls()}: the bytes are {found}, not {mime} as mime_type says")
         if found is None and mime in SNIFFED:
             raise ValueError(f"{self._cls()}: the bytes are not {mime} as mime_type says")
-        if mime.startswith("text/"):
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{self._cls()}: {mime} data must be UTF-8 text ({exc})") from None
         return mime
 
     def _from_suffix(self, path: str, where: str) -> str:
