@@ -109,3 +109,46 @@ def _check_round_trips(value: Any) -> None:
     assert value.placeholder in str(result)
     assert repr(value).startswith(type(value).__name__ + "(")
     assert json.loads(json.dumps(result.to_dict()))["data"][1] == content
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+MEDIA = st.sampled_from(
+    [
+        Image(HEADERS[0] + b"x"),
+        Audio(HEADERS[4] + b"x"),
+        File(b"%PDF-1", name="r.pdf"),
+        Image(url="https://x.org/a.png"),
+    ]
+)
+
+
+@given(value=JSON)
+def test_values_without_media_keep_their_json_text(value: Any) -> None:
+    expected = value if type(value) is str else json.dumps(value, ensure_ascii=False)
+    assert str(ToolResult.ok(value)) == expected
+    assert ToolResult.ok(value).to_dict()["data"] is value
+
+
+class _Opaque:
+    def __str__(self) -> str:
+        return "opaque"
+
+
+@given(parts=st.lists(JSON | MEDIA | st.just(_Opaque()), max_size=6), media=MEDIA)
+def test_parts_holding_media_are_one_line_each_and_to_dict_is_json(
+    parts: list[Any], media: Any
+) -> None:
+    parts = [*parts, media]
+    text = str(ToolResult.ok(parts))
+    assert media.placeholder in text
+    assert media.base64 is None or media.base64 not in text  # never the bytes
+    data = json.loads(
+        json.dumps(ToolResult.ok([p for p in parts if type(p) is not _Opaque]).to_dict())
+    )["data"]
+    assert data[-1] == media.to_mcp()
