@@ -9,8 +9,11 @@ import sys
 import tooldeck
 
 PUBLIC = [
+    "Audio",
     "BaseTool",
     "DuplicateToolError",
+    "File",
+    "Image",
     "Injected",
     "Tool",
     "ToolDeckError",

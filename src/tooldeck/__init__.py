@@ -9,6 +9,7 @@ OpenAI, Anthropic, Gemini and MCP, and imports and serves tools over MCP.
 from __future__ import annotations
 
 from ._injected import Injected
+from ._media import Audio, File, Image
 from ._registry import ToolRegistry, tool, tool_func
 from ._result import ToolResult
 from ._shifting import asyncify, syncify
@@ -17,8 +18,11 @@ from ._tool import BaseTool, Tool
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
 
 __all__ = [
+    "Audio",
     "BaseTool",
     "DuplicateToolError",
+    "File",
+    "Image",
     "Injected",
     "Tool",
     "ToolDeckError",

@@ -26,6 +26,7 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import Doc
 
 from ._injected import Injected, Injection, is_injected, marked_inside
+from ._media import mentions_media
 from ._spec import EMPTY, Param
 from ._typing import admits_none, split_annotated
 from .errors import ToolDefinitionError
@@ -280,8 +281,20 @@ def signature_params(
         if injection is not None:
             injected.append(injection)
         else:
+            _refuse_media(p.name, hint, tool_name)
             params.append(analyse_param(p.name, hint, p.default, docs.get(p.name)))
     return Signature(tuple(params), tuple(positional), tuple(injected))
+
+
+def _refuse_media(name: str, hint: Any, tool_name: str) -> None:
+    """Media is what a tool returns: a model sends JSON arguments, never bytes."""
+    if mentions_media(hint):
+        raise ToolDefinitionError(
+            "Image, Audio and File are results, not arguments: a model sends JSON, not "
+            "bytes; take a URL or a path (str) and make the media value inside the tool",
+            tool=tool_name,
+            param=name,
+        )
 
 
 def _variadic(p: inspect.Parameter, tool_name: str, allow_var_kwargs: bool) -> bool:

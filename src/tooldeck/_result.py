@@ -16,6 +16,8 @@ from typing import Any, final
 
 from pydantic_core import PydanticCustomError, ValidationError, to_jsonable_python
 
+from ._media import MEDIA_TYPES, mcp_form, media_parts
+
 __all__ = [
     "MAX_ERROR",
     "MORE_PROBLEMS",
@@ -95,8 +97,12 @@ class ToolResult:
         return cls(False, None, str(error), exception=exception)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"success", "data", "error"}`` — exactly those keys."""
-        return {"success": self.success, "data": self.data, "error": self.error}
+        """``{"success", "data", "error"}`` — exactly those keys.
+
+        Media in ``data`` (at any depth of lists, tuples and dicts) is its MCP content
+        dict (``Image.to_mcp()``), so a media result's dict is JSON.
+        """
+        return {"success": self.success, "data": mcp_form(self.data), "error": self.error}
 
     def __str__(self) -> str:
         if self.success is not True:
@@ -193,12 +199,53 @@ def to_text(value: Any) -> str:
     try:
         # An int's JSON is its repr (which raises, like the encoder, past 4300 digits).
         return int.__repr__(value) if kind is int else _to_json(value)
-    except Exception:  # not plain JSON data: try Pydantic's view of it
+    except Exception:  # not plain JSON data: media, or try Pydantic's view of it
         pass
+    # Media is never plain JSON, so values without it pay nothing for it: a media value
+    # or a list of parts is its parts, one per line; media deeper inside is its
+    # placeholder inside the JSON.
+    parts = media_parts(value)
+    if parts is None:
+        return _jsonable_text(value)
+    return "\n".join(_part_text(part) for part in parts)
+
+
+def _part_text(part: Any) -> str:
+    """One part of a result: media as its placeholder, text as is, the rest as JSON."""
+    kind = type(part)
+    if kind in MEDIA_TYPES:
+        return part.placeholder  # type: ignore[no-any-return]
+    if issubclass(kind, str):
+        return to_text(part)
+    try:
+        return int.__repr__(part) if kind is int else _to_json(part)
+    except Exception:
+        return _jsonable_text(part)
+
+
+def _jsonable_text(value: Any) -> str:
     try:
         return _to_json(to_jsonable_python(value))
-    except Exception:  # unserialisable, circular, too deep, an int too long to print
+    except Exception as exc:  # unserialisable, circular, too deep, an int too long to print
+        if not str(exc).endswith(_MEDIA_NAMED):
+            return _safe_str(value)
+    # Media inside: again, media as placeholders. (Only then: a `fallback` slows every
+    # value down, a list of dataclasses by ~15%.) Pydantic names the first type it
+    # could not serialise; another such object before the media gives its str().
+    try:
+        return _to_json(to_jsonable_python(value, fallback=_placeholder))
+    except Exception:
         return _safe_str(value)
+
+
+_MEDIA_NAMED = ("tooldeck.Image'>", "tooldeck.Audio'>", "tooldeck.File'>")
+
+
+def _placeholder(value: Any) -> str:
+    """A media value's placeholder inside JSON; anything else stays unserialisable."""
+    if type(value) in MEDIA_TYPES:
+        return value.placeholder  # type: ignore[no-any-return]
+    raise TypeError(f"{type_name(value)} is not JSON serializable")
 
 
 def clip(value: Any, limit: int = _MAX_SHOWN) -> str:

@@ -22,6 +22,7 @@ from pydantic_core import SchemaError as PydanticSchemaError
 from pydantic_core import core_schema as cs
 
 from ._jsonschema import JsonSchemaGenerator, clean_schema
+from ._media import mentions_media
 from ._null_defaults import null_default_plan
 from ._result import ToolResult, clip
 from ._spec import EMPTY, Param, ToolSpec, Validate
@@ -301,8 +302,8 @@ def _type_name(tp: Any) -> str:
 def return_schema(hints: dict[str, Any], tool_name: str) -> tuple[Any, dict[str, Any] | None, bool]:
     annotation = hints.get("return", EMPTY)
     base = split_annotated(annotation)[0]
-    if annotation is EMPTY or base is type(None) or base is Any:
-        return annotation, None, False
+    if annotation is EMPTY or base is type(None) or base is Any or mentions_media(base):
+        return annotation, None, False  # media is content, never JSON: no output schema
     if isinstance(base, type) and issubclass(base, ToolResult):
         return annotation, None, True
     if annotation in _SCALAR_SCHEMAS:  # the common case, without a schema generator

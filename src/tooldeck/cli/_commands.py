@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic_core import to_jsonable_python
 
 from tooldeck import Tool, ToolRegistry, ToolResult
+from tooldeck._media import is_media, media_parts
 from tooldeck.errors import ToolDeckError
 
 from ._output import json_text, shown
@@ -180,16 +181,22 @@ def _json_or_text(text: str) -> Any:
 def _to_text(value: Any) -> str:
     """The value as indented JSON, or — when it has none (circular, an int too long to
     print, a ``__str__`` that raises) — as a model would read it, which never fails."""
-    if isinstance(value, str):
-        return shown(str(ToolResult.ok(value)))  # its characters: no subclass __str__ runs
+    if isinstance(value, str) or media_parts(value) is not None:
+        # its characters (no subclass __str__ runs); media: the text with placeholders
+        return shown(str(ToolResult.ok(value)))
     try:
-        return json_text(to_jsonable_python(value, fallback=str))
+        return json_text(to_jsonable_python(value, fallback=_fallback))
     except Exception:
         pass
     try:  # plain JSON data that pydantic refuses: a lone surrogate in a str
         return json_text(value)
     except Exception:
         return shown(str(ToolResult.ok(value)))
+
+
+def _fallback(value: Any) -> Any:
+    """What has no JSON form: a media value's placeholder, else its ``str()``."""
+    return value.placeholder if is_media(value) else str(value)
 
 
 def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
