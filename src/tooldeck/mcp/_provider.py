@@ -35,7 +35,8 @@ from tooldeck._result import clip, failure_text, outside_text, problem_lines, to
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
-from ._proxy import ProxyTool, output_problems
+from ._proxy import ProxyTool
+from ._results import output_problems
 from ._session import RemoteFailure
 
 if TYPE_CHECKING:
