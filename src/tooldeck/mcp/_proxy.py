@@ -9,7 +9,9 @@ The call then goes to the server as is.
 
 What the faces answer (seed 001 §7.2 for the Agently face):
 
-* a result: ``call_tool`` → `to_value` of it; ``execute`` → ``ToolResult.ok`` of that;
+* a result: ``call_tool`` → `to_value` of it; ``execute`` → ``ToolResult.ok`` of that,
+  or, when the result holds media, of every content item as tooldeck values
+  (`media_value`: an `Image`, or ``["caption", Image(...)]``);
 * ``isError``: ``{"error": <text>}``; ``ToolResult.fail(<text>)``;
 * no answer (a transport or protocol failure, the timeout, a result that breaks the
   tool's output schema): ``None``; ``ToolResult.fail`` naming the server.
@@ -37,7 +39,7 @@ from tooldeck.errors import ToolDefinitionError
 
 from . import _loop
 from ._extra import logger
-from ._results import error_text, output_problems, to_value
+from ._results import error_text, media_value, output_problems, to_value
 from ._session import RemoteFailure, Session
 
 if TYPE_CHECKING:
@@ -260,7 +262,8 @@ class ProxyTool(Tool[..., Any]):
             return ToolResult.fail(str(reply), exception=reply)
         if reply.is_error:
             return ToolResult.fail(error_text(reply))
-        return ToolResult.ok(to_value(reply, wrapped=self._wrapped))
+        media = media_value(reply, server=self.session.server)  # every item, when media
+        return ToolResult.ok(to_value(reply, wrapped=self._wrapped) if media is None else media)
 
 
 async def _call_proxy(proxy: ProxyTool, **arguments: Any) -> Any:
