@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -231,3 +236,40 @@ async def test_failures_and_values_without_media_are_unchanged() -> None:
     assert json.loads(dumped(nested.content[0])["text"]) == {"chart": image, "months": 12}
     assert plain.structured_content == {"result": [1, 2, 3]}
     assert [dumped(i) for i in plain.content] == [{"type": "text", "text": "[1,2,3]"}]
+
+
+# -- another language's client ----------------------------------------------------------------
+
+SERVERS = Path(__file__).parent / "mcp_servers"
+SDK = Path(__file__).resolve().parents[2] / ".cache/npm/node_modules/@modelcontextprotocol/sdk"
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not SDK.exists(),
+    reason="the MCP TypeScript SDK is not installed: .ci/run installs it into .cache/npm "
+    "when npm exists",
+)
+def test_the_typescript_sdk_reads_the_media_content() -> None:
+    done = subprocess.run(
+        [
+            "node", str(SERVERS / "ts_client.mjs"), sys.executable,
+            str(SERVERS / "media_tools.py"), "--", "chart={}", "every_kind={}",
+        ],
+        env={**os.environ, "SDK": str(SDK)},
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    chart, every_kind = json.loads(done.stdout)["calls"]
+    assert chart == {
+        "isError": False,
+        "content": [{"type": "text", "text": "Sales by month, 2024:"}, Image(PNG).to_mcp()],
+        "structuredContent": None,
+    }
+    # the SDK checked the structured content against the output schema, and kept it
+    assert not every_kind["isError"] and "threw" not in every_kind
+    for item, kind in zip(every_kind["content"][1:8], KINDS, strict=True):
+        check_kind(item, kind)
+    assert every_kind["structuredContent"]["result"][1] == Image(PNG).to_mcp()
