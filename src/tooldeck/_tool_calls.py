@@ -12,15 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._reply_fields import (
-    LIST,
-    SDK_FORMATS,
-    NotAReply,
-    ToolCall,
-    fields_of,
-    not_a_reply,
-    sdk_format,
-)
+from ._reply_fields import LIST, NotAReply, ToolCall, fields_of, not_a_reply
 from ._result import clip
 from .providers import FORMATS, PROVIDERS, RECOGNISING
 
@@ -31,6 +23,27 @@ __all__ = [
     "detect_format",
     "read_tool_calls",
 ]
+
+
+# The provider SDKs' own classes, known by the module that defines them: a fact of the
+# class, never learned from a reply (an OpenAI message whose content is a list has
+# Anthropic's shape; it must not make later OpenAI messages read as Anthropic's).
+_SDK_MODULES = tuple(
+    (prefix, provider.name) for provider in PROVIDERS.values() for prefix in provider.sdk_modules
+)
+SDK_FORMATS: dict[type, str] = {}  # `sdk_format`'s answers so far (read on the hot path)
+
+
+def sdk_format(cls: type) -> str | None:
+    """The provider whose SDK defines ``cls``, or ``None`` (then a reply's shape tells)."""
+    module = getattr(cls, "__module__", None)
+    if type(module) is not str:
+        return None
+    for prefix, format in _SDK_MODULES:
+        if module.startswith(prefix):
+            SDK_FORMATS[cls] = format
+            return format
+    return None
 
 
 def _item_format(item: Any) -> str | None:
@@ -98,4 +111,4 @@ def read_tool_calls(reply: Any, format: str | None = None) -> tuple[str | None, 
     except NotAReply:
         raise
     except Exception as exc:  # its own code raised (a property, __iter__), or a misfit part
-        raise not_a_reply(reply, format) from exc
+        raise not_a_reply(reply, format and PROVIDERS[format].shape) from exc

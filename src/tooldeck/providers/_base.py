@@ -49,7 +49,10 @@ def never(*_: Any) -> bool:
 class Provider:
     """One provider's export shape, reply reading and answer writing.
 
-    The recognisers are asked by `tooldeck._tool_calls`, provider by provider in the
+    A reply whose class an SDK module of ``sdk_modules`` defines is this provider's,
+    whatever its shape. Otherwise the recognisers are asked.
+
+    They are asked by `tooldeck._tool_calls`, provider by provider in the
     order of `tooldeck.providers.RECOGNISING`, when a reply's format is not given:
 
     * ``claims_item(item, fields)``: ``item`` (with its `fields_of`) is one of this
@@ -62,6 +65,8 @@ class Provider:
     """
 
     name: str
+    shape: str  # what its reply is, for the TypeError refusing what is none
+    sdk_modules: tuple[str, ...]  # where its SDK's reply classes live (module prefixes)
     export: Callable[[ExportSpec], Schema]
     read: Callable[[Any], list[ToolCall]]
     write: Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]

@@ -50,16 +50,19 @@ def has_type(item: Any, fields: Fields) -> bool:
 
 
 def read_typed(
-    reply: Any, container: str, call_type: str, format: str, read: Callable[[Fields], ToolCall]
+    reply: Any, container: str, call_type: str, shape: str, read: Callable[[Fields], ToolCall]
 ) -> list[ToolCall]:
-    """Providers whose items all carry a ``type``: keep the calls, skip the rest."""
+    """Providers whose items all carry a ``type``: keep the calls, skip the rest.
+
+    ``container``: the field holding a reply's items; ``shape``: the provider's.
+    """
     items = reply
     if type(reply) in PYDANTIC or not isinstance(reply, LIST):
         fields = reply.__dict__ if type(reply) in PYDANTIC else fields_of(reply)
         items = fields.get(container)
         if not isinstance(items, LIST):
             if fields.get("type") != call_type:
-                raise not_a_reply(reply, format)
+                raise not_a_reply(reply, shape)
             items = [reply]
     calls = []
     for item in items:
@@ -68,7 +71,7 @@ def read_typed(
         if kind == call_type:
             calls.append(read(fields))
         elif not isinstance(kind, str) or kind in CALL_TYPES:  # another provider's call
-            raise not_a_reply(item, format)
+            raise not_a_reply(item, shape)
     return calls
 
 

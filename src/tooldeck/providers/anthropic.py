@@ -13,7 +13,9 @@ from tooldeck._schema_walk import Schema
 from ._base import Answer, ExportSpec, Provider
 from ._shared import call, has_type, read_typed, text
 
-__all__ = ["PROVIDER", "export", "read", "write"]
+__all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
+
+SHAPE = "an Anthropic Messages reply (a message, its content)"
 
 
 def export(spec: ExportSpec) -> Schema:
@@ -27,7 +29,7 @@ def read(reply: Any) -> list[ToolCall]:
 
     Blocks of other types (text, thinking, server tools run by Anthropic) are left out.
     """
-    return read_typed(reply, "content", "tool_use", "anthropic", _call)
+    return read_typed(reply, "content", "tool_use", SHAPE, _call)
 
 
 def _call(fields: Fields) -> ToolCall:
@@ -66,6 +68,8 @@ def claims_reply(fields: Fields) -> bool:
 
 PROVIDER = Provider(
     name="anthropic",
+    shape=SHAPE,
+    sdk_modules=("anthropic.types.",),
     export=export,
     read=read,
     write=write,

@@ -21,7 +21,9 @@ from tooldeck.errors import ToolDefinitionError
 from ._base import Answer, ExportSpec, Provider
 from ._shared import HUGE, MIN, call, to_json_value
 
-__all__ = ["PROVIDER", "export", "read", "write"]
+__all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
+
+SHAPE = "a Gemini reply (a response, a candidate, a Content, its parts)"
 
 
 # -- the export --------------------------------------------------------------------------
@@ -142,7 +144,7 @@ def read(reply: Any) -> list[ToolCall]:
         elif not _is_function_call(item, fields):
             if _is_part(item):
                 continue
-            raise not_a_reply(item, "gemini")
+            raise not_a_reply(item, SHAPE)
         call_id, name = fields.get("id"), fields.get("name")
         if type(name) is str and (call_id is None or type(call_id) is str):  # `call`, inline
             calls.append((call_id, name, fields.get("args")))
@@ -158,7 +160,7 @@ def _parts(reply: Any) -> Any:
         if candidates is MISSING or not candidates:
             return []  # a prompt blocked by Gemini's safety filters
         if not isinstance(candidates, LIST):
-            raise not_a_reply(reply, "gemini")
+            raise not_a_reply(reply, SHAPE)
         # The first candidate, as the SDK's own shortcuts (``response.text``) read.
         first = candidates[0]
         if type(first) in PYDANTIC:  # the SDK's Candidate: `_candidate_parts`, inline
@@ -175,7 +177,7 @@ def _parts(reply: Any) -> Any:
         return []  # a Content without parts: cut at the token limit before any
     if _call_of(fields) is not None or _is_function_call(reply, fields):
         return [reply]
-    raise not_a_reply(reply, "gemini")
+    raise not_a_reply(reply, SHAPE)
 
 
 def _candidate_parts(reply: Any, candidate: Fields, in_response: bool) -> Any:
@@ -185,7 +187,7 @@ def _candidate_parts(reply: Any, candidate: Fields, in_response: bool) -> Any:
     if type(content) in PYDANTIC:  # the SDK's Content
         return content.__dict__.get("parts") or []
     if content is None or isinstance(content, (str, list, tuple)):
-        raise not_a_reply(reply, "gemini")
+        raise not_a_reply(reply, SHAPE)
     return fields_of(content).get("parts") or []
 
 
@@ -221,6 +223,8 @@ def write(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
 
 PROVIDER = Provider(
     name="gemini",
+    shape=SHAPE,
+    sdk_modules=("google.genai.types",),
     export=export,
     read=read,
     write=write,

@@ -13,7 +13,9 @@ from tooldeck._schema_walk import Schema
 from ._base import Answer, ExportSpec, Provider
 from ._shared import CALL_TYPES, call, has_type, text
 
-__all__ = ["PROVIDER", "export", "read", "write"]
+__all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
+
+SHAPE = "an OpenAI Chat Completions reply (a completion, a message)"
 
 
 def export(spec: ExportSpec) -> Schema:
@@ -38,7 +40,7 @@ def read(reply: Any) -> list[ToolCall]:
         choices = fields.get("choices")
         if choices is not None:
             if not isinstance(choices, LIST):
-                raise not_a_reply(reply, "openai")
+                raise not_a_reply(reply, SHAPE)
             if not choices:
                 return []
             fields = fields_of(fields_of(choices[0]).get("message"))
@@ -48,7 +50,7 @@ def read(reply: Any) -> list[ToolCall]:
         if tool_calls is None and (
             fields.get("role") is None or _holds_calls(fields.get("content"))
         ):
-            raise not_a_reply(reply, "openai")  # not a chat message, or Anthropic's
+            raise not_a_reply(reply, SHAPE)  # not a chat message, or Anthropic's
         items = tool_calls or []
     return _calls(items)
 
@@ -73,7 +75,7 @@ def _calls(items: Any) -> list[ToolCall]:
             kind = fields.get("type")
             if isinstance(kind, str) and kind not in CALL_TYPES:
                 continue  # {"type": "custom", "custom": {...}}
-            raise not_a_reply(item, "openai")  # no call, or another provider's
+            raise not_a_reply(item, SHAPE)  # no call, or another provider's
         function = function.__dict__ if type(function) in PYDANTIC else fields_of(function)
         calls.append(
             call("openai", fields.get("id"), function.get("name"), function.get("arguments"))
@@ -108,6 +110,8 @@ def claims_plain(fields: Fields) -> bool:
 
 PROVIDER = Provider(
     name="openai",
+    shape=SHAPE,
+    sdk_modules=("openai.types.chat.",),
     export=export,
     read=read,
     write=write,

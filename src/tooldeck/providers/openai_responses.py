@@ -13,7 +13,9 @@ from tooldeck._schema_walk import Schema
 from ._base import Answer, ExportSpec, Provider
 from ._shared import call, has_type, read_typed, text
 
-__all__ = ["PROVIDER", "export", "read", "write"]
+__all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
+
+SHAPE = "an OpenAI Responses reply (a response, its output)"
 
 
 def export(spec: ExportSpec) -> Schema:
@@ -32,7 +34,7 @@ def read(reply: Any) -> list[ToolCall]:
 
     Items of other types (messages, reasoning, built-in tools' calls) are left out.
     """
-    return read_typed(reply, "output", "function_call", "openai-responses", _call)
+    return read_typed(reply, "output", "function_call", SHAPE, _call)
 
 
 def _call(fields: Fields) -> ToolCall:
@@ -62,6 +64,8 @@ def claims_reply(fields: Fields) -> bool:
 
 PROVIDER = Provider(
     name="openai-responses",
+    shape=SHAPE,
+    sdk_modules=("openai.types.responses.",),
     export=export,
     read=read,
     write=write,
