@@ -135,3 +135,35 @@ def test_the_reader_sees_lazy_and_type_only_imports() -> None:
     assert _imports("tooldeck.cli", "from . import _usage\n", is_package=True) == {
         "tooldeck.cli._usage"
     }
+
+
+def test_every_provider_module_holds_its_three_parts_and_is_registered() -> None:
+    # A provider is one module: its export shape, reading its replies, writing its
+    # answers. One left out of PROVIDERS (or of RECOGNISING) would export but never be
+    # recognised, or the other way round.
+    import importlib
+
+    from tooldeck import providers
+
+    folder = SRC / "tooldeck" / "providers"
+    names = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    assert names, "no provider module found"
+    registered = {id(provider) for provider in providers.PROVIDERS.values()}
+    for name in names:
+        module = importlib.import_module(f"tooldeck.providers.{name}")
+        provider = module.PROVIDER
+        for part in ("export", "read", "write"):
+            assert callable(getattr(module, part, None)), f"providers.{name} has no {part}()"
+            assert getattr(provider, part) is getattr(module, part), f"{name}.PROVIDER.{part}"
+        assert id(provider) in registered, f"providers.{name} is not in PROVIDERS"
+        assert providers.PROVIDERS[provider.name] is provider
+    recognising = [p.name for p in providers.RECOGNISING]
+    assert sorted(recognising) == sorted(providers.PROVIDERS), "RECOGNISING: each provider once"
+    assert len(registered) == len(names), "a provider in PROVIDERS has no module of its own"
+
+
+def test_the_providers_cover_every_reply_and_export_format() -> None:
+    from tooldeck import _tool_calls, exporters, providers
+
+    assert set(_tool_calls.FORMATS) == set(providers.PROVIDERS)
+    assert set(exporters.FORMATS) == {*providers.PROVIDERS, "mcp"}

@@ -23,7 +23,8 @@ from ._shifting import run_coroutine
 from ._threads import CallTimeout
 from ._tool import Tool
 from ._tool_calls import read_tool_calls
-from ._tool_calls_run import WRITERS, check_max_concurrency, run_calls, run_calls_sync
+from ._tool_calls_run import check_max_concurrency, run_calls, run_calls_sync
+from .providers import PROVIDERS
 
 __all__ = ["NamedCalls"]
 
@@ -281,7 +282,7 @@ class NamedCalls:
             return f"Error: Tool '{clip(name)}' not found"
         return str(found.run_sync(arguments, context=context, **kwargs))
 
-    # -- the agent loop: read (tooldeck._tool_calls), run, write (._tool_calls_run) ------
+    # -- the agent loop: read (tooldeck._tool_calls), run (._tool_calls_run), write -------
 
     def run_tool_calls(
         self,
@@ -320,7 +321,7 @@ class NamedCalls:
             execute = functools.partial(self._execute_for_sync, context=context)
             timeouts = [getattr(self._find(name), "_timeout", None) for _, name, _ in calls]
             results = run_calls_sync(calls, execute, max_concurrency, timeouts, self._unanswered)
-        return WRITERS[found](calls, results)
+        return PROVIDERS[found].write(calls, results)
 
     async def async_run_tool_calls(
         self,
@@ -343,4 +344,4 @@ class NamedCalls:
         else:
             execute = functools.partial(self.execute, context=context)
             results = await run_calls(calls, execute, max_concurrency)
-        return WRITERS[found](calls, results)
+        return PROVIDERS[found].write(calls, results)

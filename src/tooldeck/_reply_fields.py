@@ -1,9 +1,8 @@
 """The pieces of a model's reply, read alike from dicts and SDK objects.
 
 `fields_of` reads one piece of a reply (a dict's keys, a pydantic model's ``__dict__``,
-any other object's attributes); `sdk_format` knows the provider SDKs' own classes by
-the module that defines them; `not_a_reply` is the one ``TypeError`` for anything that
-is no reply. `tooldeck._tool_calls` reads each provider's replies with them.
+any other object's attributes); `not_a_reply` is the one ``TypeError`` for anything
+that is no reply. Each provider (`tooldeck.providers`) reads its replies with them.
 """
 
 from __future__ import annotations
@@ -17,13 +16,11 @@ __all__ = [
     "LIST",
     "MISSING",
     "PYDANTIC",
-    "SDK_FORMATS",
     "Fields",
     "NotAReply",
     "ToolCall",
     "fields_of",
     "not_a_reply",
-    "sdk_format",
 ]
 
 # One call a model asked for: ``(id, name, arguments)``. The provider's id (``None`` for
@@ -93,45 +90,15 @@ def _learn(cls: type) -> None:
 LIST = (list, tuple)  # a list of calls, parts or blocks (``isinstance(x, LIST)``)
 
 
-# The provider SDKs' own classes, known by the module that defines them: a fact of the
-# class, never learned from a reply (an OpenAI message whose content is a list has
-# Anthropic's shape; it must not make later OpenAI messages read as Anthropic's).
-_SDK_MODULES = (
-    ("openai.types.chat.", "openai"),
-    ("openai.types.responses.", "openai-responses"),
-    ("anthropic.types.", "anthropic"),
-    ("google.genai.types", "gemini"),
-)
-SDK_FORMATS: dict[type, str] = {}  # `sdk_format`'s answers so far (read on the hot path)
-
-
-def sdk_format(cls: type) -> str | None:
-    """The provider whose SDK defines ``cls``, or ``None`` (then a reply's shape tells)."""
-    module = getattr(cls, "__module__", None)
-    if type(module) is not str:
-        return None
-    for prefix, format in _SDK_MODULES:
-        if module.startswith(prefix):
-            SDK_FORMATS[cls] = format
-            return format
-    return None
-
-
 class NotAReply(TypeError):
     """tooldeck's own word that something is no reply (a plain ``TypeError`` outside)."""
 
 
-def not_a_reply(value: Any, format: str | None = None) -> TypeError:
-    what = _SHAPES.get(format or "", "a model's reply")
+def not_a_reply(value: Any, shape: str | None = None) -> TypeError:
+    """The ``TypeError`` for ``value``, which is no reply of the ``shape`` expected
+    (a provider's ``Provider.shape``; ``None``: no provider's)."""
+    what = shape or "a model's reply"
     return NotAReply(
         f"expected {what}, or a part of one, or its tool calls; "
         f"got {type_name(value)} {clip(value)}"
     )
-
-
-_SHAPES = {
-    "openai": "an OpenAI Chat Completions reply (a completion, a message)",
-    "openai-responses": "an OpenAI Responses reply (a response, its output)",
-    "anthropic": "an Anthropic Messages reply (a message, its content)",
-    "gemini": "a Gemini reply (a response, a candidate, a Content, its parts)",
-}

@@ -1,160 +1,34 @@
-"""Answering a model's tool calls: run them concurrently, write the results back.
+"""Running a model's tool calls: concurrently, bounded, each failure its own.
 
 `run_calls` runs the calls of one reply through any ``execute(name, arguments) ->
 Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
-writers, small pure functions per provider, turn the calls and their results into the
-messages to append. The registry's `run_tool_calls` is the agent loop's step end to
-end: read (`tooldeck._tool_calls`), run, write.
+registry's `run_tool_calls` is the agent loop's step end to end: read
+(`tooldeck._tool_calls`), run (here), write (each provider's ``write``, in
+`tooldeck.providers`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from pydantic_core import to_jsonable_python
-
 from . import _shifting
 from ._reply_fields import ToolCall
-from ._result import ToolResult, failure_text, outside_text, to_text
+from ._result import ToolResult, failure_text, outside_text
 from ._threads import CallTimeout
 
 __all__ = [
-    "WRITERS",
     "TurnWatch",
     "check_max_concurrency",
     "run_calls",
     "run_calls_sync",
-    "to_json_value",
 ]
 
 Execute = Callable[[str, Any], Awaitable[ToolResult]]
 ExecuteSync = Callable[[str, Any], ToolResult]
-Answer = list[dict[str, Any]]
-
-
-# -- writing the answer, one small pure function per provider --------------------------
-
-
-# The writers take one result per call, in the calls' order, as the runner made them,
-# and walk both with one counter: setting up ``zip`` costs ~0.1 µs more, ``enumerate``
-# ~0.05, and a whole one-call turn is ~2.7 µs (docs/performance.md).
-
-
-def write_openai(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call."""
-    messages = []
-    i = 0
-    for call_id, _, _ in calls:
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": _text(results[i])})
-        i += 1  # noqa: SIM113 (see above: not enumerate, not zip)
-    return messages
-
-
-def write_openai_responses(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call."""
-    items = []
-    i = 0
-    for call_id, _, _ in calls:
-        output = _text(results[i])
-        items.append({"type": "function_call_output", "call_id": call_id, "output": output})
-        i += 1  # noqa: SIM113 (see above: not enumerate, not zip)
-    return items
-
-
-def write_anthropic(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One user message holding every ``tool_result``: Anthropic wants all of a turn's
-    results in the next user message (results split over messages teach the model to
-    stop calling tools in parallel)."""
-    if not calls:
-        return []
-    blocks = []
-    i = 0
-    for call_id, _, _ in calls:
-        result = results[i]
-        i += 1  # noqa: SIM113 (see above: not enumerate, not zip)
-        blocks.append(
-            {
-                "type": "tool_result",
-                "tool_use_id": call_id,
-                "content": _text(result),
-                "is_error": not result.success,
-            }
-        )
-    return [{"role": "user", "content": blocks}]
-
-
-def write_gemini(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One user ``Content`` holding a ``function_response`` part per call: the value as
-    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys)."""
-    if not calls:
-        return []
-    parts = []
-    i = 0
-    for call_id, name, _ in calls:
-        result = results[i]
-        i += 1  # noqa: SIM113 (see above: not enumerate, not zip)
-        if result.success:
-            data = result.data
-            kind = type(data)
-            if not (kind is str or (kind is int and _MIN < data < _HUGE)):
-                data = to_json_value(data)
-            response = {"output": data}
-        else:
-            error = result.error
-            response = {"error": error if type(error) is str else to_text(error)}
-        if call_id is None:
-            answer = {"name": name, "response": response}
-        else:
-            answer = {"id": call_id, "name": name, "response": response}
-        parts.append({"function_response": answer})
-    return [{"role": "user", "parts": parts}]
-
-
-def _text(result: ToolResult) -> str:
-    """``str(result)``, a text value or an int without the detour."""
-    if result.success:
-        data = result.data
-        kind = type(data)
-        if kind is str:
-            return data  # type: ignore[no-any-return]
-        if kind is int and _MIN < data < _HUGE:
-            return int.__repr__(data)
-    return str(result)
-
-
-# Beyond these bounds an int goes the long way (past 4300 digits, str() refuses it).
-_HUGE = 10**1000
-_MIN = -_HUGE  # computed once: negating a 1000-digit int on every check is not free
-
-
-def to_json_value(value: Any) -> Any:
-    """``value`` as plain JSON data (a Gemini response is a JSON object, not text).
-
-    What has no strict JSON form (a circular list, ``NaN``, an object pydantic cannot
-    serialise) becomes its text (`to_text`), so the request that carries it can be sent.
-    """
-    kind = type(value)
-    if value is None or kind is str or kind is bool or (kind is int and _MIN < value < _HUGE):
-        return value  # JSON as is (an int too long for Python to print is not)
-    try:
-        data = to_jsonable_python(value)
-        json.dumps(data, allow_nan=False)  # the check the SDKs' request encoders make
-    except Exception:  # not JSON data: what str(ToolResult) shows instead
-        return to_text(value)
-    return data
-
-
-WRITERS: dict[str, Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]] = {
-    "openai": write_openai,
-    "openai-responses": write_openai_responses,
-    "anthropic": write_anthropic,
-    "gemini": write_gemini,
-}
 
 
 # -- running the calls ------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Nothing here knows about the registry or the ``Tool`` class: the core hands over plain
 data (name, description, the ``parameters`` and ``returns`` schemas, tags) and gets a
-fresh dict back, which it caches per tool, format and strictness. Three transforms do
+fresh dict back, which it caches per tool, format and strictness. Each provider's shape
+is its module's ``export`` (`tooldeck.providers`); MCP's is here. Three transforms do
 the work, each a pure function that builds new dicts while it walks:
 
 * `to_strict_schema` — OpenAI's strict subset (every object closed, every
@@ -24,13 +25,12 @@ docs/exports.md lists every rule and every difference from
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ._gemini import to_gemini_schema
 from ._schema_walk import Schema, copy_schema, is_any, is_object
 from ._strict import to_strict_schema
-from .errors import ToolDefinitionError
+from .providers import PROVIDERS, ExportSpec
 
 __all__ = [
     "FORMATS",
@@ -40,7 +40,7 @@ __all__ = [
     "to_strict_schema",
 ]
 
-FORMATS: tuple[str, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+FORMATS: tuple[str, ...] = (*PROVIDERS, "mcp")
 
 
 # --- MCP --------------------------------------------------------------------------------
@@ -84,70 +84,10 @@ def _mcp_meta(tags: Sequence[str]) -> Schema:
     return {"fastmcp": {"tags": ordered}, "_fastmcp": {"tags": list(ordered)}}
 
 
-# --- formats ----------------------------------------------------------------------------
+# --- formats: the providers', and MCP's -------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Spec:
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-    returns: Mapping[str, Any] | None
-    tags: Sequence[str]
-    strict: bool
-    annotations: Mapping[str, Any] | None = None
-
-    def input_schema(self) -> Schema:
-        if self.strict:
-            return to_strict_schema(self.parameters, tool=self.name)
-        return copy_schema(self.parameters)
-
-
-def _openai(spec: _Spec) -> Schema:
-    function: Schema = {
-        "name": spec.name,
-        "description": spec.description,
-        "parameters": spec.input_schema(),
-    }
-    if spec.strict:
-        function["strict"] = True
-    return {"type": "function", "function": function}
-
-
-def _openai_responses(spec: _Spec) -> Schema:
-    # The Responses API treats a missing `strict` as true, so it is always written.
-    return {
-        "type": "function",
-        "name": spec.name,
-        "description": spec.description,
-        "parameters": spec.input_schema(),
-        "strict": spec.strict,
-    }
-
-
-def _anthropic(spec: _Spec) -> Schema:
-    # Anthropic's own `strict` flag is not set: its strict tool use has a narrower
-    # keyword subset (no numeric or length bounds) than OpenAI's.
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema()}
-
-
-def _gemini_declaration(spec: _Spec) -> Schema:
-    source = to_strict_schema(spec.parameters, tool=spec.name) if spec.strict else spec.parameters
-    declaration: Schema = {"name": spec.name, "description": spec.description}
-    # A declaration without parameters omits them: Gemini rejects an OBJECT with empty
-    # `properties` ("should be non-empty for OBJECT type").
-    if source.get("properties"):
-        try:
-            declaration["parameters"] = to_gemini_schema(source, tool=spec.name)
-        except ToolDefinitionError:
-            # What Gemini's Schema subset cannot say faithfully (a recursion, a value of
-            # any type, a keyword with no translation): the full JSON Schema, which
-            # Gemini takes as `parametersJsonSchema` (FunctionDeclaration's field).
-            declaration["parametersJsonSchema"] = copy_schema(source)
-    return declaration
-
-
-def _mcp(spec: _Spec) -> Schema:
+def _mcp(spec: ExportSpec) -> Schema:
     tool: Schema = {
         "name": spec.name,
         "description": spec.description,
@@ -162,11 +102,9 @@ def _mcp(spec: _Spec) -> Schema:
     return tool
 
 
-_BUILDERS: dict[str, Callable[[_Spec], Schema]] = {
-    "openai": _openai,
-    "openai-responses": _openai_responses,
-    "anthropic": _anthropic,
-    "gemini": _gemini_declaration,
+# MCP is an export target, not a provider whose replies are read: its builder lives here.
+_BUILDERS: dict[str, Callable[[ExportSpec], Schema]] = {
+    **{fmt: provider.export for fmt, provider in PROVIDERS.items()},
     "mcp": _mcp,
 }
 
@@ -203,4 +141,4 @@ def export_tool(
     if builder is None:
         known = ", ".join(repr(f) for f in FORMATS)
         raise ValueError(f"Unknown export format {fmt!r}; expected one of {known}")
-    return builder(_Spec(name, description, parameters, returns, tags, strict, annotations))
+    return builder(ExportSpec(name, description, parameters, returns, tags, strict, annotations))

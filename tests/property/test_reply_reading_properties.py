@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 
 from tool_call_replies import FORMATS, Call, levels
-from tooldeck import ToolRegistry, _reply_fields
+from tooldeck import ToolRegistry, _reply_fields, _tool_calls
 from tooldeck._tool_calls import read_tool_calls
 
 pytestmark = pytest.mark.timeout(300)
@@ -43,7 +43,7 @@ def add(a: int = 0, b: int = 0) -> int:
 
 def clear_caches() -> None:
     """Forget every class tooldeck has met (as a fresh process has)."""
-    _reply_fields.SDK_FORMATS.clear()
+    _tool_calls.SDK_FORMATS.clear()
     for learned in (_reply_fields.PYDANTIC, _reply_fields._MAPPINGS, _reply_fields._OBJECTS):
         learned.clear()
 

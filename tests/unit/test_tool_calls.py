@@ -35,7 +35,7 @@ from tool_call_replies import (
 )
 from tooldeck import ToolRegistry, _registry
 from tooldeck._tool_calls import detect_format, read_tool_calls
-from tooldeck._tool_calls_run import to_json_value
+from tooldeck.providers._shared import to_json_value
 
 pytestmark = pytest.mark.timeout(30)
 
