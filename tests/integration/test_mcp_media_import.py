@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from mcp_types import AudioContent, ImageContent, ResourceLink, TextContent
 from media_samples import KINDS, PNG, WAV, media_registry
 
+from tool_call_replies import FORMATS, WIRE, Call, sdk_reply
 from tooldeck import Audio, File, Image, ToolRegistry, ToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,6 +144,24 @@ def test_run_tool_calls_gets_the_image_not_a_json_dump(imported: ToolRegistry) -
     tool_message = next(m for m in messages if m.get("role") == "tool")
     assert tool_message["content"] == f"{CAPTION}\n[image: image/png, {len(PNG)} bytes]"
     assert all("model_dump" not in str(m) and "'mime_type'" not in str(m) for m in messages)
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_run_tool_calls_answers_as_for_the_local_tool(
+    origin: ToolRegistry, imported: ToolRegistry, format: str
+) -> None:
+    # Whatever a provider's answer holds for ["caption", Image(png)] (natively, or as
+    # text with placeholders), the imported tool's answer is the very same.
+    openai = format.startswith("openai")
+    calls = [
+        Call("call_1", "chart", '{"year": 2024}' if openai else {"year": 2024}),
+        Call("call_2", "gallery", "{}" if openai else {}),
+    ]
+    png = (f"{len(PNG)} bytes", base64.b64encode(PNG).decode())  # a placeholder, or the data
+    for reply in (WIRE[format](calls), sdk_reply(format, WIRE[format](calls))):
+        local = origin.run_tool_calls(reply)
+        assert imported.run_tool_calls(reply) == local
+        assert sum(str(local).count(form) for form in png) >= 2  # the chart's and gallery's
 
 
 # -- content the core refuses: a placeholder naming the server, never an exception -----------
