@@ -2,15 +2,23 @@
 stdio server in ``mcp_servers/media_tools.py``).
 
 The kinds are the conformance matrix's rows: PNG image, JPEG image, PDF file, plain-text
-file, WAV audio, URL-only image, URL-only PDF.
+file, WAV audio, URL-only image, URL-only PDF. `served_over_http` serves a registry on
+127.0.0.1 for a test's duration.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
+import socket
+import threading
+import time
 import wave
+from collections.abc import Iterator
 from typing import Any
+
+import uvicorn
 
 from tooldeck import Audio, File, Image, ToolRegistry, tool
 
@@ -78,6 +86,31 @@ def media_registry() -> ToolRegistry:
         return ["first", *KINDS.values(), "last"]
 
     return registry
+
+
+@contextlib.contextmanager
+def served_over_http(registry: ToolRegistry) -> Iterator[str]:
+    """The registry served over streamable HTTP by uvicorn in a thread, on a port the
+    kernel picked (bound here: no race for a free port)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    app = registry.http_app()
+    server = uvicorn.Server(
+        uvicorn.Config(app, lifespan="on", log_level="error", timeout_graceful_shutdown=1)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        listener.close()
 
 
 def _returning(name: str, value: Any) -> Any:

@@ -13,19 +13,15 @@ import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastmcp import Client
-from media_samples import KINDS, PNG, WIRE, media_registry
+from media_samples import KINDS, PNG, WIRE, media_registry, served_over_http
 
 from tooldeck import Image, ToolRegistry, ToolResult
 
@@ -69,30 +65,6 @@ def served() -> ToolRegistry:
     return media_registry()
 
 
-def http_url(registry: ToolRegistry) -> Iterator[str]:
-    """The registry served over streamable HTTP by uvicorn in a thread, on a port the
-    kernel picked (bound here: no race for a free port)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    app = registry.http_app()
-    server = uvicorn.Server(
-        uvicorn.Config(app, lifespan="on", log_level="error", timeout_graceful_shutdown=1)
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(15)
-        listener.close()
-
-
 @pytest.fixture(params=["memory", "http"])
 async def client(
     request: pytest.FixtureRequest, served: ToolRegistry
@@ -101,12 +73,9 @@ async def client(
         async with Client(served.as_mcp_server()) as connected:
             yield connected
         return
-    urls = http_url(served)
-    try:
-        async with Client(next(urls)) as connected:
+    with served_over_http(served) as url:
+        async with Client(url) as connected:
             yield connected
-    finally:
-        urls.close()
 
 
 # -- each kind alone, then all of them in order ----------------------------------------------

@@ -27,7 +27,7 @@ from fastmcp.tools.base import ToolResult as FastMCPResult
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_types import AudioContent, ImageContent, ResourceLink, TextContent
-from media_samples import KINDS, PNG, WAV, media_registry
+from media_samples import KINDS, PNG, WAV, media_registry, served_over_http
 
 from tool_call_replies import FORMATS, WIRE, Call, sdk_reply
 from tooldeck import Audio, File, Image, ToolRegistry, ToolResult
@@ -115,6 +115,23 @@ async def test_a_gateway_serves_the_same_content(
             assert dumped(got.content) == dumped(sent.content), name
             assert got.structured_content == sent.structured_content
             assert got.is_error is sent.is_error is False
+
+
+async def test_over_http_an_import_and_a_gateway_keep_the_media(origin: ToolRegistry) -> None:
+    with served_over_http(origin) as url:
+        async with ToolRegistry() as imported:
+            await imported.async_use_mcp(url)
+            assert await imported.execute("chart", {"year": 2024}) == ToolResult.ok(
+                [CAPTION, Image(PNG)]
+            )
+            gallery = ToolResult.ok(["first", *KINDS.values(), "last"])
+            assert imported.execute_sync("gallery", {}) == gallery
+            with served_over_http(imported) as gateway:
+                async with Client(url) as direct, Client(gateway) as through:
+                    sent = await direct.call_tool_mcp("gallery", {})
+                    got = await through.call_tool_mcp("gallery", {})
+    assert dumped(got.content) == dumped(sent.content)
+    assert [item["type"] for item in dumped(got.content)].count("image") == 2
 
 
 async def test_two_gateways_deep_keep_the_values(imported: ToolRegistry) -> None:
