@@ -29,7 +29,8 @@ from tooldeck.errors import MCPAuthError, MCPConnectionError, MCPTimeoutError
 
 from ._auth import client_id
 from ._importing import aclose, async_use_mcp, close, use_mcp
-from ._proxy import sanitise_name, to_value
+from ._proxy import sanitise_name
+from ._results import to_value
 from ._serving import as_mcp_server, http_app, serve
 
 __all__ = [

@@ -31,11 +31,14 @@ from fastmcp.tools.base import ToolResult as FastMCPResult
 from mcp_types import Icon, TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
+from tooldeck._media import mcp_form, media_parts
 from tooldeck._result import clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
-from ._proxy import ProxyTool, output_problems
+from ._media_content import media_result, structured_form
+from ._proxy import ProxyTool
+from ._results import output_problems
 from ._session import RemoteFailure
 
 if TYPE_CHECKING:
@@ -133,18 +136,28 @@ class ServedTool(FastMCPTool):
         outcome = await tool.run(arguments, context=context)
         if not outcome.success:
             return _error(to_text(outcome.error or ""))  # a str, whatever the result holds
+        schema = self._export.get("outputSchema")
         try:
-            result = self.convert_result(outcome.data)
+            parts = media_parts(outcome.data)
+            if parts is None:  # media deeper inside is its MCP form in the JSON
+                result = self.convert_result(mcp_form(outcome.data))
+                structured = result.structured_content
+            else:
+                structured = structured_form(outcome.data, schema)
         except Exception as exc:
-            why = outside_text(failure_text(exc))  # never str(exc) bare: it may raise too
-            return _error(f"Tool '{clip(tool.name)}' returned a value that cannot be sent: {why}")
-        problems = self._output_problems(result.structured_content)
+            return _unsendable(tool.name, exc)
+        problems = self._output_problems(structured)
         if problems:
             header = (
                 f"Tool '{clip(tool.name)}' returned a value that does not match its output schema:"
             )
             return _error(problem_lines(header, problems))
-        return result
+        if parts is None:
+            return result
+        try:
+            return media_result(parts, structured, schema)  # once the schema admits it
+        except Exception as exc:
+            return _unsendable(tool.name, exc)
 
     async def _request_context(self) -> Mapping[str, Any] | None:
         """The values for injected parameters, for this request (see `as_mcp_server`)."""
@@ -194,6 +207,11 @@ def served_tool(
     served._export = exported
     served._context = context
     return served
+
+
+def _unsendable(name: str, exc: Exception) -> FastMCPResult:
+    why = outside_text(failure_text(exc))  # never str(exc) bare: it may raise too
+    return _error(f"Tool '{clip(name)}' returned a value that cannot be sent: {why}")
 
 
 def _error(text: str) -> FastMCPResult:

@@ -9,7 +9,9 @@ The call then goes to the server as is.
 
 What the faces answer (seed 001 §7.2 for the Agently face):
 
-* a result: ``call_tool`` → `to_value` of it; ``execute`` → ``ToolResult.ok`` of that;
+* a result: ``call_tool`` → `to_value` of it; ``execute`` → ``ToolResult.ok`` of that,
+  or, when the result holds media, of every content item as tooldeck values
+  (`media_value`: an `Image`, or ``["caption", Image(...)]``);
 * ``isError``: ``{"error": <text>}``; ``ToolResult.fail(<text>)``;
 * no answer (a transport or protocol failure, the timeout, a result that breaks the
   tool's output schema): ``None``; ``ToolResult.fail`` naming the server.
@@ -37,12 +39,13 @@ from tooldeck.errors import ToolDefinitionError
 
 from . import _loop
 from ._extra import logger
+from ._results import error_text, media_value, output_problems, to_value
 from ._session import RemoteFailure, Session
 
 if TYPE_CHECKING:
     import mcp_types
 
-__all__ = ["ProxyTool", "error_text", "output_problems", "sanitise_name", "to_value"]
+__all__ = ["ProxyTool", "sanitise_name"]
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _LOOP_GRACE = 1.0  # seconds a caller waits past the timeout for the MCP loop itself
@@ -55,46 +58,6 @@ def sanitise_name(remote: str) -> str:
     return _BAD_NAME_CHARS.sub("_", remote)[:64] or "_"
 
 
-# -- what a result means -------------------------------------------------------------------
-
-
-def to_value(result: mcp_types.CallToolResult, *, wrapped: bool = False) -> Any:
-    """A tool call's answer as seed 001 §7.2 defines it.
-
-    ``is_error`` → ``{"error": <text>}``; structured content → it (fastmcp's
-    ``{"result": x}`` → ``x`` when the tool's output schema or the result's meta marks
-    it wrapped); else the first content item: text → ``json.loads`` of it or the text
-    itself (text nested too deeply to parse is text too); anything else (image,
-    audio, resource) → its ``.model_dump()``.
-    """
-    if result.is_error:
-        return {"error": error_text(result)}
-    structured = result.structured_content
-    if structured is not None:
-        if (wrapped or _marked_wrapped(result.meta)) and "result" in structured:
-            return structured["result"]
-        return structured
-    if not result.content:
-        return None
-    first = result.content[0]
-    if first.type == "text":
-        return _json_or_text(first.text)
-    return first.model_dump()
-
-
-def _json_or_text(text: str) -> Any:
-    """``text`` parsed as JSON (NaN and Infinity too, as ``json.loads`` reads them), or
-    the text as it came when it is not JSON.
-
-    Parsed by jiter, whose nesting is bounded: a server's 100,000 ``[`` is text, not a
-    ``RecursionError`` (nor a value nested too deeply for whatever walks it next).
-    """
-    try:
-        return from_json(text, allow_inf_nan=True)
-    except ValueError:
-        return text
-
-
 def _remote_refusal(exc: ToolDefinitionError) -> ToolDefinitionError:
     """A strict-mode refusal of a remote tool: what strict mode cannot express, without
     the fix a local tool is offered ("check it in the tool", "use a model"), which
@@ -102,31 +65,6 @@ def _remote_refusal(exc: ToolDefinitionError) -> ToolDefinitionError:
     what = exc.reason.partition("; ")[0]
     reason = f"{what} (the MCP server's schema, which cannot be changed here)"
     return ToolDefinitionError(reason, tool=exc.tool, param=exc.param)
-
-
-def error_text(result: mcp_types.CallToolResult) -> str:
-    """The text of an error result: its text items, one per line."""
-    texts = [item.text for item in result.content if item.type == "text"]
-    return "\n".join(texts) if texts else "the tool failed without saying why"
-
-
-def output_problems(check: Callable[[Any], list[str]], structured: Any) -> list[str]:
-    """``check``'s problems with a result's structured content, one per line.
-
-    The checker names the root ``arguments`` (it was written for them): here it is the
-    result.
-    """
-    if structured is None:
-        return ["no structured content"]
-    return [
-        "the result" + line.removeprefix("arguments") if line.startswith("arguments:") else line
-        for line in check(structured)
-    ]
-
-
-def _marked_wrapped(meta: Mapping[str, Any] | None) -> bool:
-    section = (meta or {}).get("fastmcp")
-    return isinstance(section, Mapping) and bool(section.get("wrap_result"))
 
 
 # -- the proxy -------------------------------------------------------------------------------
@@ -324,7 +262,8 @@ class ProxyTool(Tool[..., Any]):
             return ToolResult.fail(str(reply), exception=reply)
         if reply.is_error:
             return ToolResult.fail(error_text(reply))
-        return ToolResult.ok(to_value(reply, wrapped=self._wrapped))
+        media = media_value(reply, server=self.session.server)  # every item, when media
+        return ToolResult.ok(to_value(reply, wrapped=self._wrapped) if media is None else media)
 
 
 async def _call_proxy(proxy: ProxyTool, **arguments: Any) -> Any:
