@@ -93,7 +93,7 @@ def test_the_tests_run_once_exist() -> None:
 
 def test_the_suite_runs_in_parallel() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^addopts = ".*-n \d+.*"$', pyproject, re.MULTILINE)
+    assert re.search(r'^addopts = ".*-n (\d+|auto)\b.*"$', pyproject, re.MULTILINE)
     assert '"pytest-xdist' in pyproject
 
 
