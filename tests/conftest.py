@@ -9,20 +9,39 @@ there, with fewer examples, while the README's run (what a new user runs) tries 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
+from forkserver import ForkServer
 from tooldeck import ToolRegistry
 
 MIN_EXAMPLES = 10
+
+# What serving a registry over HTTP imports: a server forked after these listens for
+# ~0.3 CPU-s instead of a new interpreter's ~2.
+SERVING = (
+    "import tooldeck.mcp, fastmcp, fastmcp.server.http, httpx, starlette.applications, "
+    "uvicorn, mcp.server.streamable_http_manager"
+)
 
 
 @pytest.fixture
 def registry() -> ToolRegistry:
     """A fresh, isolated registry."""
     return ToolRegistry()
+
+
+@pytest.fixture(scope="session")
+def server_forks() -> Iterator[ForkServer]:
+    """Test servers (``server_forks.start(SCRIPT, *args)``), each a process of its own,
+    forked from one that imported tooldeck's MCP side once (tests/forkserver.py)."""
+    pytest.importorskip("fastmcp")
+    forks = ForkServer(SERVING)
+    yield forks
+    forks.close()
 
 
 def scaled(current: settings, scale: float) -> settings:

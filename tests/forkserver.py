@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -55,8 +56,16 @@ def _requests():
         yield _json.loads(line)
 
 
+def _status(pid, options):
+    done, status = _os.waitpid(pid, options)
+    return b"running" if done == 0 else b"%d" % _os.waitstatus_to_exitcode(status)
+
+
 _run = None
 for _request in _requests():
+    if "poll" in _request:  # a child started in the background: exited yet?
+        _os.write(_reply_fd, _status(_request["poll"], _os.WNOHANG) + b"\n")
+        continue
     if _threading.active_count() != 1:  # a fork copies only the thread calling it
         _os.write(_reply_fd, b"error: the preload started a thread\n")
         break
@@ -67,13 +76,15 @@ for _request in _requests():
         _run = _request
         break
     _os.write(_reply_fd, b"%d\n" % _pid)
-    _os.write(_reply_fd, b"%d\n" % _os.waitstatus_to_exitcode(_os.waitpid(_pid, 0)[1]))
+    if not _request["background"]:
+        _os.write(_reply_fd, _status(_pid, 0) + b"\n")
 if _run is None:
     raise SystemExit(0)
 
 _os.close(_request_fd)
 _os.close(_reply_fd)
 for _fd, _path in ((0, _os.devnull), (1, _run["stdout"]), (2, _run["stderr"])):
+    _path = _path or _os.devnull
     _file = _os.open(_path, _os.O_RDONLY if _fd == 0 else _os.O_WRONLY | _os.O_TRUNC)
     _os.dup2(_file, _fd)
     _os.close(_file)
@@ -88,10 +99,16 @@ if _run["module"] is not None:
     _sys.argv = ["-m", *_argv]
     _sys.path[0] = _os.getcwd()  # as `python -m` puts it
     _runpy.run_module(_run["module"], run_name="__main__", alter_sys=True)
+elif _run["script"] is not None:
+    import runpy as _runpy
+
+    _sys.argv = [_run["script"], *_argv]
+    _sys.path[0] = _os.path.dirname(_run["script"])  # as `python SCRIPT` puts it
+    _runpy.run_path(_run["script"], run_name="__main__")
 else:
     _sys.argv = ["-c", *_argv]
     _code = _run["code"]
-    for _name in ("_request", "_requests", "_run", "_pid", "_fd", "_path", "_file", "_key"):
+    for _name in "_request _requests _status _run _pid _fd _path _file _key".split():
         globals().pop(_name, None)
     exec(compile(_code, "<string>", "exec"))
 """
@@ -132,18 +149,7 @@ class ForkServer:
     ) -> subprocess.CompletedProcess[bytes]:
         """Run ``code`` (as ``python -c``) or ``module`` (as ``python -m``) in a child."""
         assert (code is None) != (module is None)
-        request = {
-            "code": code,
-            "module": module,
-            "argv": [os.fsencode(arg).hex() for arg in argv],
-            "env": {key: os.fsencode(value).hex() for key, value in (env or {}).items()},
-            "unset": list(unset),
-            "stdout": str(self._out),
-            "stderr": str(self._err),
-        }
-        assert self._process.stdin is not None
-        self._process.stdin.write(json.dumps(request).encode() + b"\n")
-        self._process.stdin.flush()
+        self._send(code=code, module=module, argv=argv, env=env, unset=unset)
         pid = int(self._reply(timeout=60))  # a fork is quick, even on a busy machine
         try:
             status = int(self._reply(timeout=timeout))
@@ -160,6 +166,50 @@ class ForkServer:
         return subprocess.CompletedProcess(
             [*args, *argv], status, self._out.read_bytes(), self._err.read_bytes()
         )
+
+    def start(
+        self, script: str | Path, *args: str, env: Mapping[str, str] | None = None
+    ) -> ForkedProcess:
+        """Start ``python SCRIPT ARGS`` in a child, in the background (its output dropped);
+        the child answers what a `subprocess.Popen` of it would to the tests."""
+        self._send(script=str(script), argv=args, env=env, background=True)
+        return ForkedProcess(self, int(self._reply(timeout=60)))
+
+    def poll(self, pid: int) -> int | None:
+        """The exit status of a child started in the background, or None if it runs."""
+        self._write({"poll": pid})
+        answer = self._reply(timeout=60)
+        return None if answer == "running" else int(answer)
+
+    def _send(
+        self,
+        *,
+        code: str | None = None,
+        module: str | None = None,
+        script: str | None = None,
+        argv: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        unset: Sequence[str] = (),
+        background: bool = False,
+    ) -> None:
+        self._write(
+            {
+                "code": code,
+                "module": module,
+                "script": script,
+                "argv": [os.fsencode(arg).hex() for arg in argv],
+                "env": {key: os.fsencode(value).hex() for key, value in (env or {}).items()},
+                "unset": list(unset),
+                "stdout": None if background else str(self._out),
+                "stderr": None if background else str(self._err),
+                "background": background,
+            }
+        )
+
+    def _write(self, request: dict[str, object]) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps(request).encode() + b"\n")
+        self._process.stdin.flush()
 
     def _reply(self, *, timeout: float) -> str:
         assert self._process.stdout is not None
@@ -193,3 +243,39 @@ class ForkServer:
         self._process.stdout.close()
         self._log.close()
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+class ForkedProcess:
+    """A child a `ForkServer` started in the background, as much of `subprocess.Popen`
+    as the tests use: ``pid``, ``returncode``, ``poll``, ``wait``, ``terminate``,
+    ``kill``. Only its server reaps it (when polled), so its pid stays its own until
+    then: a signal never reaches a stranger."""
+
+    def __init__(self, server: ForkServer, pid: int) -> None:
+        self._server = server
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self._server.poll(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired([str(self.pid)], timeout)
+            time.sleep(0.02)
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)

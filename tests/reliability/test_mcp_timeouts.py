@@ -18,7 +18,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import textwrap
 import time
@@ -237,14 +236,10 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def frozen_http_server() -> Iterator[str]:
+def frozen_http_server(server_forks: ForkServer) -> Iterator[str]:
     """A tooldeck server over HTTP, stopped with SIGSTOP once it listens."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(REGISTRY), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_forks.start(REGISTRY, "http", str(port))
     try:
         deadline = time.monotonic() + 30
         while True:
