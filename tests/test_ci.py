@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import conftest
 from test_readme import quick_start_commands
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,8 +96,57 @@ def test_the_tests_run_once_exist() -> None:
 
 def test_the_suite_runs_in_parallel() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^addopts = ".*-n \d+.*"$', pyproject, re.MULTILINE)
+    assert re.search(r'^addopts = ".*-n (\d+|auto)\b.*"$', pyproject, re.MULTILINE)
     assert '"pytest-xdist' in pyproject
+
+
+def test_only_the_other_pythons_try_fewer_examples() -> None:
+    # The README's run (what a new user runs) tries every example; the suites on the
+    # oldest and the newest Python run every property with a share of them.
+    script = CI.read_text(encoding="utf-8")
+    _install_and_run, test = quick_start_commands()
+    [readme_run] = [line for line in script.splitlines() if f"{test} " in line]
+    assert "TOOLDECK_EXAMPLES_SCALE" not in readme_run
+    [other_run] = [line for line in script.splitlines() if '"$venv/bin/python" -m pytest' in line]
+    assert re.search(r"TOOLDECK_EXAMPLES_SCALE=0\.\d+ ", other_run)
+
+
+def _item(test: object, cls: type | None = None) -> pytest.Item:
+    class Item:  # what the hook reads of a pytest item
+        obj = test
+
+    Item.cls = cls  # type: ignore[attr-defined]
+    return Item()  # type: ignore[return-value]
+
+
+def test_the_examples_scale_scales_every_property_down_to_a_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried = {"many": 0, "few": 0}
+
+    @settings(max_examples=200, database=None)
+    @given(st.integers())
+    def many(n: int) -> None:
+        tried["many"] += 1
+
+    @settings(max_examples=12, database=None)
+    @given(st.integers())
+    def few(n: int) -> None:
+        tried["few"] += 1
+
+    class Machine:  # a state machine's TestCase keeps its settings on the class
+        settings = settings(max_examples=50)
+
+    monkeypatch.setenv("TOOLDECK_EXAMPLES_SCALE", "0.25")
+    items = [_item(many), _item(many), _item(few), _item(None, Machine)]
+    conftest.pytest_collection_modifyitems(items)
+    many()
+    few()
+    assert tried == {"many": 50, "few": conftest.MIN_EXAMPLES}  # scaled once, not twice
+    assert Machine.settings.max_examples == 12
+    monkeypatch.setenv("TOOLDECK_EXAMPLES_SCALE", "2")
+    with pytest.raises(pytest.UsageError):
+        conftest.pytest_collection_modifyitems(items)
 
 
 def test_ci_log_names_each_python_and_closes_with_the_suite_results() -> None:
