@@ -58,8 +58,13 @@ def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> No
     loop = script.index("for version in ")
     body = script[loop : script.index("\ndone\n", loop)]
     assert 'python=$(bash .ci/find-python "$version")' in body
-    assert '"$python" -m venv "$venv"' in body
-    assert '"$venv/bin/pip" install -q -e ".[dev]"' in body
+    assert 'dev_venv "$python" "$venv"' in body
+    # uv where it can be had, else pip: the same dev extra either way.
+    define = script[
+        script.index("dev_venv() {") : script.index("\n}\n", script.index("dev_venv() {"))
+    ]
+    assert '"$uv" pip install -q --python "$2/bin/python" -e ".[dev]"' in define
+    assert '"$1" -m venv "$2" && "$2/bin/pip" install -q -e ".[dev]"' in define
     assert "not found" in body  # a missing version is said, and the loop goes on
     assert "continue" in body
     # Their suites run after the README's (the one CI runs first), in their venvs.
@@ -78,8 +83,9 @@ def test_ci_never_touches_the_checkouts_venv() -> None:
     assert f'(cd "$readme" && {test} ' in script
     assert "git archive HEAD" in script
     # Every other venv is in CI's folder too: none is made in the checkout.
-    makes = re.findall(r"-m venv (\S+)", script)
-    assert makes == ['"$venv"', ".venv"]
+    makes = re.findall(r"(?:-m venv|uv\" venv -q --python \"\$1\") (\S+)", script)
+    assert makes == ['"$ci/uv"', '"$2"', '"$2"', ".venv"]  # uv's own; dev_venv's (uv, pip)
+    assert 'dev_venv "$python" "$venv"' in script
     assert 'venv="$copy/.venv"' in script
     assert 'copy="$ci/py$version"' in script
 
