@@ -357,7 +357,9 @@ class NamedCalls:
 
 def _native(media: object) -> bool:
     """``media=``: ``"native"`` → True, ``"text"`` → False; anything else is refused."""
-    if type(media) is str and media in ("native", "text"):
-        return media == "native"
+    if isinstance(media, str):  # a str subclass: its characters, none of its methods
+        text = media if type(media) is str else str.__getitem__(media, slice(None))
+        if text in ("native", "text"):
+            return text == "native"
     shown = repr(media) if type(media) is str else clip(media)
     raise ValueError(f"media must be 'native' or 'text', not {shown}")

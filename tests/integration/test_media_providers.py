@@ -238,6 +238,21 @@ async def test_media_refuses_other_values(bad: Any) -> None:
         await registry.async_run_tool_calls(reply("openai"), media=bad)
 
 
+def test_media_takes_a_str_subclass() -> None:
+    class Choice(str):
+        def __eq__(self, other: object) -> bool:  # a hostile subclass: its characters count
+            return True
+
+        __hash__ = str.__hash__
+
+    registry = returning(["caption", Image(PNG)])
+    assert Image(PNG).base64 not in repr(
+        registry.run_tool_calls(reply("openai"), media=Choice("text"))
+    )
+    with pytest.raises(ValueError, match="media must be"):
+        registry.run_tool_calls(reply("openai"), media=Choice("png"))
+
+
 @pytest.mark.parametrize("format", FORMATS)
 def test_text_only_results_unchanged(format: str) -> None:
     """Results without media at the top are answered as before, ``media`` or not;
