@@ -43,7 +43,7 @@ _STOP_TEXT = """a about above after again all also am an and any are as at be be
     please same she should so some such than that the their them then there these they
     this those through to too under until up very was we were what when where which while
     who whom why will with would you your yours given using use want need like let know
-    tell help etc"""
+    tell help etc s t d ll re ve m"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
