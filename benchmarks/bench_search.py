@@ -279,9 +279,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     registry = registry_of(entries)
     measured: dict[str, float] = {"pool": float(len(entries))}
 
-    print(
-        f"Recall over one catalog of {len(entries)} tools (every ground-truth tool in the top k)"
-    )
+    print(f"Recall over one catalog of {len(entries)} tools (every ground-truth tool in the top k)")
     print("| category | questions | R@1 | R@5 | R@10 |")
     print("| --- | ---: | ---: | ---: | ---: |")
     queries: list[str] = []
