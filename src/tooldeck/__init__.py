@@ -15,8 +15,8 @@ from ._result import ToolResult
 from ._shifting import asyncify, syncify
 from ._threads import abandoned_threads
 from ._tool import BaseTool, Tool
-from .middleware import Call
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
+from .middleware import Call
 
 __all__ = [
     "Audio",

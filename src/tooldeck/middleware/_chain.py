@@ -333,7 +333,9 @@ def check_middleware(mw: Any) -> Middleware:
 
 def _label(mw: Any) -> str:
     """How a message names a middleware: its function's or its class's name, quoted."""
-    name = getattr(mw, "__qualname__", None)
-    if not isinstance(name, str) or inspect.isclass(mw):
-        name = type(mw).__qualname__ if not inspect.isclass(mw) else mw.__qualname__
+    name = mw.__name__ if inspect.isfunction(mw) or inspect.isclass(mw) else None
+    if not isinstance(name, str):
+        name = getattr(mw, "__name__", None)  # a builtin, a method
+    if not isinstance(name, str):
+        name = type(mw).__name__  # an instance: its class (a built-in middleware)
     return f"'{clip(name)}'"
