@@ -303,7 +303,7 @@ class NamedCalls:
         found = self._find(name)
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        return await chain.aresult(found, arguments, context, call_id, format, "tool_calls")
+        return await chain.aresult(found, arguments, context, (call_id, format, "tool_calls"))
 
     def call(
         self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -365,7 +365,7 @@ class NamedCalls:
             else:  # through the middleware, which sees the call's id and format
                 results = [
                     self._chain.result(  # type: ignore[union-attr]
-                        found_tool, arguments, context, call_id, found, "tool_calls"
+                        found_tool, arguments, context, (call_id, found, "tool_calls")
                     )
                 ]
         else:  # concurrently, on tooldeck's background loop

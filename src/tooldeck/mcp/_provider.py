@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["RegistryProvider", "ServedTool", "new_server"]
 
 Problems = Callable[[Any], list[str]]
+_SERVED = (None, None, "mcp")  # a served call's origin, as middleware sees it
 
 # One compiled output-schema check per tool (and per export of it).
 _CHECKS: weakref.WeakKeyDictionary[Tool[..., Any], tuple[Any, Problems]] = (
@@ -136,7 +137,7 @@ class ServedTool(FastMCPTool):
             return self._served(await tool.run(arguments, context=context))
         # Through the registry's middleware, once (a proxy's own faces have none). A
         # proxy's result that comes back unchanged is handed on as its server sent it.
-        outcome, raw = await chain.answer(tool, arguments, context, "mcp")
+        outcome, raw = await chain.answer(tool, arguments, context, _SERVED)
         if raw is not None:
             return _handed_on(raw)
         return self._served(outcome)

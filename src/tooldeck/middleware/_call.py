@@ -16,9 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal, final
 if TYPE_CHECKING:
     from tooldeck._tool import Tool
 
-__all__ = ["Call", "Source"]
+__all__ = ["BY_NAME", "Call", "Extra", "Source"]
 
 Source = Literal["call", "tool_calls", "mcp"]
+# The chain's own: (what was sent, the dict parsed from it) or None; the raw answers or None.
+Extra = tuple[tuple[Any, dict[str, Any]] | None, list[tuple[Any, Any]] | None]
+
+BY_NAME: tuple[None, None, Source] = (None, None, "call")  # a call by name's origin
 
 _NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 _REPLACEABLE = ("arguments", "context")
@@ -42,6 +46,9 @@ def _field(slot: str, doc: str) -> Any:
 class Call:
     """One call of a tool, as middleware sees it: frozen; `replace` makes a changed copy.
 
+    Made by the registry for each call (``Call(tool, arguments, context)`` makes one
+    for testing a middleware).
+
     Attributes:
         tool: The `tooldeck.Tool` called.
         name: Its name (the name the call used).
@@ -58,52 +65,52 @@ class Call:
             registry's MCP server).
     """
 
-    __slots__ = (
-        "_answers",
-        "_arguments",
-        "_call_id",
-        "_context",
-        "_format",
-        "_name",
-        "_sent",
-        "_source",
-        "_tool",
-    )
+    __slots__ = ("_arguments", "_context", "_extra", "_origin", "_tool")
 
     def __init__(
         self,
         tool: Tool[..., Any],
         arguments: dict[str, Any],
         context: Mapping[str, Any] | None = None,
-        *,
-        call_id: str | None = None,
-        format: str | None = None,
-        source: Source = "call",
-        name: str | None = None,
-        _sent: Any = None,
-        _answers: list[Any] | None = None,
+        _origin: tuple[str | None, str | None, Source] = BY_NAME,
+        _extra: Extra | None = None,
+        /,
     ) -> None:
+        # Positional and few: one is made per call (see the module docstring).
         self._tool = tool
-        self._name = tool.name if name is None else name
         self._arguments = arguments
         self._context = context
-        self._call_id = call_id
-        self._format = format
-        self._source = source
-        # What the caller sent when it was not that dict (JSON text): validated as sent
-        # while the arguments are the ones parsed from it, so a call passed through
-        # middleware is validated exactly as one without (JSON mode, not Python mode).
-        self._sent = _sent
-        # Where a tool with results of its own (an MCP proxy) leaves each raw result
-        # (see tooldeck.middleware._chain); None for every other tool.
-        self._answers = _answers
+        self._origin = _origin  # (call_id, format, source)
+        # For the chain (tooldeck.middleware._chain), None for most calls: what the
+        # caller sent when it was not the arguments' dict (JSON text), with the dict
+        # parsed from it — validated as sent while the arguments are that dict, so a
+        # call passed through middleware is validated exactly as one without (JSON
+        # mode, not Python mode) —, and where a tool with answers of its own (an MCP
+        # proxy) leaves each (result, raw answer).
+        self._extra = _extra
 
     tool = _field("_tool", "The `tooldeck.Tool` called.")
-    name = _field("_name", "The tool's name.")
     arguments = _field("_arguments", "The arguments sent, parsed into a dict; not yet validated.")
-    call_id = _field("_call_id", "The provider's id of the call (run_tool_calls), else None.")
-    format = _field("_format", "The provider format (run_tool_calls), else None.")
-    source = _field("_source", 'Where the call came from: "call", "tool_calls" or "mcp".')
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self._tool.name
+
+    @property
+    def call_id(self) -> str | None:
+        """The provider's id of the call (``run_tool_calls``), else None."""
+        return self._origin[0]
+
+    @property
+    def format(self) -> str | None:
+        """The provider format (``run_tool_calls``), else None."""
+        return self._origin[1]
+
+    @property
+    def source(self) -> Source:
+        """Where the call came from: ``"call"``, ``"tool_calls"`` or ``"mcp"``."""
+        return self._origin[2]
 
     @property
     def context(self) -> Mapping[str, Any]:
@@ -134,22 +141,13 @@ class Call:
         context = changes.get("context", self._context)
         if context is not None and not isinstance(context, Mapping):
             raise TypeError(f"context must be a mapping or None, not {type(context).__name__}")
-        return Call(
-            self._tool,
-            arguments,
-            context,
-            call_id=self._call_id,
-            format=self._format,
-            source=self._source,
-            name=self._name,
-            _sent=self._sent,
-            _answers=self._answers,
-        )
+        return Call(self._tool, arguments, context, self._origin, self._extra)
 
     def __repr__(self) -> str:
+        call_id, format, source = self._origin
         return (
-            f"Call(name={self._name!r}, arguments={self._arguments!r}, "
-            f"call_id={self._call_id!r}, format={self._format!r}, source={self._source!r})"
+            f"Call(name={self.name!r}, arguments={self._arguments!r}, "
+            f"call_id={call_id!r}, format={format!r}, source={source!r})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -160,12 +158,4 @@ class Call:
     __hash__ = None  # type: ignore[assignment]  # (arguments are a dict)
 
     def _fields(self) -> tuple[Any, ...]:
-        return (
-            self._tool,
-            self._name,
-            self._arguments,
-            self._context,
-            self._call_id,
-            self._format,
-            self._source,
-        )
+        return (self._tool, self._arguments, self._context, self._origin)

@@ -30,13 +30,13 @@ from typing import Any
 from pydantic_core import from_json
 
 from tooldeck._calling import SYNC_FAILURES, Context
-from tooldeck._result import ToolResult, clip, failure_text, outside_text, type_name
-from tooldeck._running import check_size, merge
+from tooldeck._result import ToolResult, as_result, clip, failure_text, ok, outside_text, type_name
+from tooldeck._running import COROUTINE, check_size, merge
 from tooldeck._shifting import is_async_callable, run_coroutine
 from tooldeck._threads import to_thread
 from tooldeck._tool import Tool
 
-from ._call import Call, Source
+from ._call import BY_NAME, Call, Source
 
 __all__ = ["Chain", "Middleware", "check_middleware", "start"]
 
@@ -46,82 +46,136 @@ AsyncStep = Callable[[Call], Awaitable[ToolResult]]
 
 _TEXT = (str, bytes, bytearray)
 
+Origin = tuple[str | None, str | None, Source]  # (call_id, format, source)
+
 
 class Chain:
     """A registry's middleware, composed (immutable: adding one makes a new chain)."""
 
-    __slots__ = ("middleware", "run_async", "run_sync")
+    __slots__ = ("_first", "_first_async", "middleware", "run_async", "run_sync")
 
     def __init__(self, middleware: Iterable[Middleware]) -> None:
         self.middleware: tuple[Middleware, ...] = tuple(check_middleware(m) for m in middleware)
         sync_step: SyncStep = _last_sync
         async_step: AsyncStep = _last_async
+        # The outermost middleware, which the faces call themselves (a frame less per
+        # call): (it, the rest, its name) when sync, for the sync faces; when async, for
+        # the async faces. None otherwise.
+        first: tuple[Any, Any, str] | None = None
+        first_async: tuple[Any, Any, str] | None = None
         for mw in reversed(self.middleware):
             label = _label(mw)
             if is_async_callable(mw):
+                first, first_async = None, (mw, async_step, label)
                 async_step = _async_step(mw, label, async_step)
                 sync_step = _sync_of_async(async_step)
             else:
+                first, first_async = (mw, sync_step, label), None
                 sync_step = _sync_step(mw, label, sync_step)
                 async_step = _async_of_sync(sync_step)
         self.run_sync = sync_step
         self.run_async = async_step
+        self._first = first
+        self._first_async = first_async
+
+    def _sync(self, call: Call) -> ToolResult:
+        """The chain from a sync face."""
+        first = self._first
+        if first is None:
+            return self.run_sync(call)
+        mw, rest, label = first  # `_sync_step`, inline
+        try:
+            result = mw(call, rest)
+        except SYNC_FAILURES as exc:
+            return _raised(exc)
+        if type(result) is ToolResult:
+            return result
+        return _not_a_result(label, result)
+
+    async def _async(self, call: Call) -> ToolResult:
+        """The chain from an async face."""
+        first = self._first_async
+        if first is None:
+            return await self.run_async(call)
+        mw, rest, label = first  # `_async_step`, inline
+        try:
+            result = await mw(call, rest)
+        except Exception as exc:
+            return _raised(exc)
+        if type(result) is ToolResult:
+            return result
+        return _not_a_result(label, result)
 
     # -- the faces (tooldeck._named_calls hands its calls here when there is a chain) ---
 
     def value(self, tool: Tool[..., Any], arguments: Any, context: Context) -> Any:
         """``call_tool``: the value, or ``"Error: ..."`` (a proxy: what its faces say)."""
-        call = start(tool, arguments, context)
-        if call is None:
+        first = self._first
+        if (
+            first is not None
+            and arguments.__class__ is dict
+            and not tool._raw_answers
+            and tool._enabled
+        ):  # the usual call by a sync face: `_sync`, inline
+            call = Call(tool, arguments, context)
+            mw, rest, label = first
+            try:
+                result = mw(call, rest)
+            except SYNC_FAILURES as exc:
+                return str(_raised(exc))
+            if type(result) is not ToolResult:
+                result = _not_a_result(label, result)
+            return result.data if result.success else str(result)
+        started = start(tool, arguments, context)
+        if started is None:
             return tool.call(arguments, context=context)
-        return _value(call, self.run_sync(call))
+        return _value(started, self._sync(started))
 
     async def avalue(self, tool: Tool[..., Any], arguments: Any, context: Context) -> Any:
         """``async_call_tool``."""
+        if arguments.__class__ is dict and not tool._raw_answers and tool._enabled:
+            result = await self._async(Call(tool, arguments, context))
+            return result.data if result.success else str(result)
         call = start(tool, arguments, context)
         if call is None:
             return await tool.acall(arguments, context=context)
-        return _value(call, await self.run_async(call))
+        return _value(call, await self._async(call))
 
     def result(
         self,
         tool: Tool[..., Any],
         arguments: Any,
         context: Context,
-        call_id: str | None = None,
-        format: str | None = None,
-        source: Source = "call",
+        origin: Origin = BY_NAME,
     ) -> ToolResult:
         """``execute_sync`` (and ``call``, a call of ``run_tool_calls``)."""
-        call = start(tool, arguments, context, call_id, format, source)
+        call = start(tool, arguments, context, origin)
         if call is None:
             return tool.run_sync(arguments, context=context)
-        return self.run_sync(call)
+        return self._sync(call)
 
     async def aresult(
         self,
         tool: Tool[..., Any],
         arguments: Any,
         context: Context,
-        call_id: str | None = None,
-        format: str | None = None,
-        source: Source = "call",
+        origin: Origin = BY_NAME,
     ) -> ToolResult:
         """``execute`` (and a call of ``async_run_tool_calls``)."""
-        call = start(tool, arguments, context, call_id, format, source)
+        call = start(tool, arguments, context, origin)
         if call is None:
             return await tool.run(arguments, context=context)
-        return await self.run_async(call)
+        return await self._async(call)
 
     async def answer(
-        self, tool: Tool[..., Any], arguments: Any, context: Context, source: Source
+        self, tool: Tool[..., Any], arguments: Any, context: Context, origin: Origin
     ) -> tuple[ToolResult, Any]:
         """The result and, when it is the tool's own unchanged, its raw answer (or None):
         what serving over MCP hands on."""
-        call = start(tool, arguments, context, source=source, raw=True)
+        call = start(tool, arguments, context, origin, raw=True)
         if call is None:
             return await tool._answer(arguments, context)
-        result = await self.run_async(call)
+        result = await self._async(call)
         return result, _raw(call, result)
 
 
@@ -132,9 +186,7 @@ def start(
     tool: Tool[..., Any],
     arguments: Any,
     context: Context,
-    call_id: str | None = None,
-    format: str | None = None,
-    source: Source = "call",
+    origin: Origin = BY_NAME,
     *,
     raw: bool = False,
     kwargs: dict[str, Any] | None = None,
@@ -157,16 +209,8 @@ def start(
             return None
         sent, arguments = (arguments, parsed), parsed
     answers: list[Any] | None = [] if (raw or tool._raw_answers) else None
-    return Call(
-        tool,
-        arguments,
-        context,
-        call_id=call_id,
-        format=format,
-        source=source,
-        _sent=sent,
-        _answers=answers,
-    )
+    extra = None if sent is None and answers is None else (sent, answers)
+    return Call(tool, arguments, context, origin, extra)
 
 
 def _read(tool: Tool[..., Any], arguments: Any) -> dict[str, Any] | None:
@@ -193,40 +237,68 @@ def _read(tool: Tool[..., Any], arguments: Any) -> dict[str, Any] | None:
 # -- the last step: the tool's pipeline --------------------------------------------------
 
 
-def _sent(call: Call) -> Any:
-    """The arguments to validate: what was sent while they are unchanged, else theirs."""
-    sent = call._sent
-    arguments = call._arguments
-    if sent is not None and sent[1] is arguments:
-        return sent[0]
-    return arguments
-
-
 def _last_sync(call: Call) -> ToolResult:
-    answers = call._answers
+    tool = call._tool
+    direct = tool._direct
+    if direct is not None and call._extra is None:  # the plain path, inline (Tool.run_sync)
+        try:
+            value = direct(**tool._validate_dict(call._arguments))
+            if value.__class__ is COROUTINE:
+                value = run_coroutine(value)
+            return ok(value) if value.__class__ is not ToolResult else as_result(value)
+        except SYNC_FAILURES as exc:
+            return tool._failed(exc)
+    if call._extra is None:
+        return tool.run_sync(call._arguments, context=call._context)
+    sent, answers = call._extra
+    arguments = call._arguments
+    if sent is not None and sent[1] is arguments:  # unchanged: validated as sent
+        arguments = sent[0]
     if answers is None:
-        return call._tool.run_sync(_sent(call), context=call._context)
-    result, raw = call._tool._answer_sync(_sent(call), call._context)
+        return tool.run_sync(arguments, context=call._context)
+    result, raw = tool._answer_sync(arguments, call._context)
     answers.append((result, raw))
     return result
 
 
 def _last_async(call: Call) -> Awaitable[ToolResult]:
-    # A plain function returning the tool's coroutine: one frame less per async call.
-    if call._answers is None:
-        return call._tool.run(_sent(call), context=call._context)
-    return _answered(call)
+    # A plain function returning a coroutine: one frame less per async call.
+    tool = call._tool
+    if call._extra is None:
+        adirect = tool._adirect
+        if adirect is not None:
+            return _plain_async(tool, adirect, call._arguments)
+        return tool.run(call._arguments, context=call._context)
+    return _last_async_extra(call)
 
 
-async def _answered(call: Call) -> ToolResult:
-    result, raw = await call._tool._answer(_sent(call), call._context)
-    call._answers.append((result, raw))  # type: ignore[union-attr]
+async def _plain_async(
+    tool: Tool[..., Any], adirect: Callable[..., Any], arguments: dict[str, Any]
+) -> ToolResult:
+    """The plain path of an async tool, inline (as in `Tool.run`)."""
+    try:
+        value = await adirect(**tool._validate_dict(arguments))
+        return ok(value) if value.__class__ is not ToolResult else as_result(value)
+    except Exception as exc:
+        return tool._failed(exc)
+
+
+async def _last_async_extra(call: Call) -> ToolResult:
+    sent, answers = call._extra  # type: ignore[misc]
+    arguments = call._arguments
+    if sent is not None and sent[1] is arguments:
+        arguments = sent[0]
+    if answers is None:
+        return await call._tool.run(arguments, context=call._context)
+    result, raw = await call._tool._answer(arguments, call._context)
+    answers.append((result, raw))
     return result
 
 
 def _raw(call: Call, result: ToolResult) -> Any:
     """The raw answer behind ``result`` when the chain handed the tool's own back."""
-    for made, raw in call._answers or ():
+    extra = call._extra
+    for made, raw in (extra and extra[1]) or ():
         if made is result:
             return raw
     return None
@@ -234,10 +306,9 @@ def _raw(call: Call, result: ToolResult) -> Any:
 
 def _value(call: Call, result: ToolResult) -> Any:
     """``call_tool``'s answer for the chain's result."""
-    if call._answers is not None:
-        raw = _raw(call, result)
-        if raw is not None:
-            return call._tool._answer_value(raw)
+    raw = _raw(call, result)
+    if raw is not None:
+        return call._tool._answer_value(raw)
     return result.data if result.success else str(result)
 
 
