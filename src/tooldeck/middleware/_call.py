@@ -9,7 +9,7 @@ the context made only when a middleware asks for it.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, final
 
@@ -28,18 +28,22 @@ _NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 _REPLACEABLE = ("arguments", "context")
 
 
-def _frozen(name: str) -> None:
-    raise AttributeError(f"a Call is frozen: call.replace({name}=...) makes a changed copy")
+def _frozen(name: str | None) -> None:
+    how = f"call.replace({name}=...)" if name else "call.replace(arguments=..., context=...)"
+    raise AttributeError(f"a Call is frozen: {how} makes a changed copy")
 
 
-def _field(slot: str, doc: str) -> Any:
+def _field(slot: str, doc: str, read: Callable[[Any], Any] | None = None) -> Any:
     """A read-only public field over a slot (assigning it raises AttributeError)."""
-    public = slot[1:]
 
     def setter(self: Call, value: Any) -> None:
-        _frozen(public)
+        _frozen(slot[1:] if slot in ("_arguments", "_context") else None)
 
-    return property(operator.attrgetter(slot), setter, doc=doc)
+    return property(read or operator.attrgetter(slot), setter, doc=doc)
+
+
+def _origin(index: int) -> Callable[[Any], Any]:
+    return lambda call: call._origin[index]
 
 
 @final
@@ -92,25 +96,12 @@ class Call:
     tool = _field("_tool", "The `tooldeck.Tool` called.")
     arguments = _field("_arguments", "The arguments sent, parsed into a dict; not yet validated.")
 
-    @property
-    def name(self) -> str:
-        """The tool's name."""
-        return self._tool.name
-
-    @property
-    def call_id(self) -> str | None:
-        """The provider's id of the call (``run_tool_calls``), else None."""
-        return self._origin[0]
-
-    @property
-    def format(self) -> str | None:
-        """The provider format (``run_tool_calls``), else None."""
-        return self._origin[1]
-
-    @property
-    def source(self) -> Source:
-        """Where the call came from: ``"call"``, ``"tool_calls"`` or ``"mcp"``."""
-        return self._origin[2]
+    name = _field("_tool", "The tool's name.", operator.attrgetter("_tool.name"))
+    call_id = _field(
+        "_origin", "The provider's id of the call (run_tool_calls), else None.", _origin(0)
+    )
+    format = _field("_origin", "The provider format (run_tool_calls), else None.", _origin(1))
+    source = _field("_origin", 'Where it came from: "call", "tool_calls" or "mcp".', _origin(2))
 
     @property
     def context(self) -> Mapping[str, Any]:

@@ -372,9 +372,8 @@ def _not_a_result(label: str, value: Any) -> ToolResult:
         hint = ": make it an `async def` (or give it an `async def __call__`)"
         if inspect.iscoroutine(value):
             value.close()  # never awaited: no "was never awaited" warning
-    return ToolResult.fail(
-        f"Middleware {label} returned {type_name(value)}, not a ToolResult{hint}"
-    )
+    what = "None" if value is None else type_name(value)
+    return ToolResult.fail(f"Middleware {label} returned {what}, not a ToolResult{hint}")
 
 
 # -- adding one ------------------------------------------------------------------------------
