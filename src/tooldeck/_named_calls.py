@@ -61,8 +61,9 @@ class NamedCalls:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
-        if self._chain is not None:
-            return self._chain.value(found, kwargs, context)
+        chain = self._chain
+        if chain is not None:
+            return chain.value(found, kwargs, context)
         direct = found._direct
         if direct is None:
             one = found._ione
@@ -118,8 +119,9 @@ class NamedCalls:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
-        if self._chain is not None:
-            return await self._chain.avalue(found, kwargs, context)
+        chain = self._chain
+        if chain is not None:
+            return await chain.avalue(found, kwargs, context)
         adirect = found._adirect
         if adirect is not None:  # the plain path, inline (as in `Tool.acall`)
             try:  # (calling an async function only makes its coroutine)
@@ -177,8 +179,9 @@ class NamedCalls:
             found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        if self._chain is not None:
-            return await self._chain.aresult(found, arguments, context)
+        chain = self._chain
+        if chain is not None:
+            return await chain.aresult(found, arguments, context)
         adirect = found._adirect
         try:  # the plain paths, inline (as in `Tool.run`)
             if adirect is not None:
@@ -220,8 +223,9 @@ class NamedCalls:
             found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
-        if self._chain is not None:
-            return self._chain.result(found, arguments, context)
+        chain = self._chain
+        if chain is not None:
+            return chain.result(found, arguments, context)
         direct = found._direct
         try:  # the plain paths, inline (as in `Tool.run_sync`)
             if direct is not None:

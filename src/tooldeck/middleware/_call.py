@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, final
 if TYPE_CHECKING:
     from tooldeck._tool import Tool
 
-__all__ = ["BY_NAME", "Call", "Extra", "Source"]
+__all__ = ["BY_NAME", "Call", "Extra", "Source", "new_call"]
 
 Source = Literal["call", "tool_calls", "mcp"]
 # The chain's own: (what was sent, the dict parsed from it) or None; the raw answers or None.
@@ -150,3 +150,24 @@ class Call:
 
     def _fields(self) -> tuple[Any, ...]:
         return (self._tool, self._arguments, self._context, self._origin)
+
+
+_new = object.__new__
+
+
+def new_call(
+    tool: Tool[..., Any],
+    arguments: dict[str, Any],
+    context: Mapping[str, Any] | None,
+    origin: tuple[str | None, str | None, Source] = BY_NAME,
+    extra: Extra | None = None,
+) -> Call:
+    """`Call` for the chain's hot path: its slots stored directly (no ``type.__call__``,
+    no ``__init__`` frame; a fifth cheaper)."""
+    call: Call = _new(Call)
+    call._tool = tool
+    call._arguments = arguments
+    call._context = context
+    call._origin = origin
+    call._extra = extra
+    return call

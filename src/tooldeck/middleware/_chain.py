@@ -30,13 +30,21 @@ from typing import Any
 from pydantic_core import from_json
 
 from tooldeck._calling import SYNC_FAILURES, Context
-from tooldeck._result import ToolResult, as_result, clip, failure_text, ok, outside_text, type_name
+from tooldeck._result import (
+    ToolResult,
+    as_result,
+    clip,
+    failure_text,
+    ok,
+    outside_text,
+    type_name,
+)
 from tooldeck._running import COROUTINE, check_size, merge
 from tooldeck._shifting import is_async_callable, run_coroutine
 from tooldeck._threads import to_thread
 from tooldeck._tool import Tool
 
-from ._call import BY_NAME, Call, Source
+from ._call import BY_NAME, Call, Source, new_call
 
 __all__ = ["Chain", "Middleware", "check_middleware", "start"]
 
@@ -117,7 +125,7 @@ class Chain:
             and not tool._raw_answers
             and tool._enabled
         ):  # the usual call by a sync face: `_sync`, inline
-            call = Call(tool, arguments, context)
+            call = new_call(tool, arguments, context)
             mw, rest, label = first
             try:
                 result = mw(call, rest)
@@ -134,7 +142,7 @@ class Chain:
     async def avalue(self, tool: Tool[..., Any], arguments: Any, context: Context) -> Any:
         """``async_call_tool``."""
         if arguments.__class__ is dict and not tool._raw_answers and tool._enabled:
-            result = await self._async(Call(tool, arguments, context))
+            result = await self._async(new_call(tool, arguments, context))
             return result.data if result.success else str(result)
         call = start(tool, arguments, context)
         if call is None:
@@ -210,7 +218,7 @@ def start(
         sent, arguments = (arguments, parsed), parsed
     answers: list[Any] | None = [] if (raw or tool._raw_answers) else None
     extra = None if sent is None and answers is None else (sent, answers)
-    return Call(tool, arguments, context, origin, extra)
+    return new_call(tool, arguments, context, origin, extra)
 
 
 def _read(tool: Tool[..., Any], arguments: Any) -> dict[str, Any] | None:
