@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import conftest
 from test_readme import quick_start_commands
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +58,13 @@ def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> No
     loop = script.index("for version in ")
     body = script[loop : script.index("\ndone\n", loop)]
     assert 'python=$(bash .ci/find-python "$version")' in body
-    assert '"$python" -m venv "$venv"' in body
-    assert '"$venv/bin/pip" install -q -e ".[dev]"' in body
+    assert 'dev_venv "$python" "$venv"' in body
+    # uv where it can be had, else pip: the same dev extra either way.
+    define = script[
+        script.index("dev_venv() {") : script.index("\n}\n", script.index("dev_venv() {"))
+    ]
+    assert '"$uv" pip install -q --python "$2/bin/python" -e ".[dev]"' in define
+    assert '"$1" -m venv "$2" && "$2/bin/pip" install -q -e ".[dev]"' in define
     assert "not found" in body  # a missing version is said, and the loop goes on
     assert "continue" in body
     # Their suites run after the README's (the one CI runs first), in their venvs.
@@ -75,8 +83,9 @@ def test_ci_never_touches_the_checkouts_venv() -> None:
     assert f'(cd "$readme" && {test} ' in script
     assert "git archive HEAD" in script
     # Every other venv is in CI's folder too: none is made in the checkout.
-    makes = re.findall(r"-m venv (\S+)", script)
-    assert makes == ['"$venv"', ".venv"]
+    makes = re.findall(r"(?:-m venv|uv\" venv -q --python \"\$1\") (\S+)", script)
+    assert makes == ['"$ci/uv"', '"$2"', '"$2"', ".venv"]  # uv's own; dev_venv's (uv, pip)
+    assert 'dev_venv "$python" "$venv"' in script
     assert 'venv="$copy/.venv"' in script
     assert 'copy="$ci/py$version"' in script
 
@@ -93,8 +102,57 @@ def test_the_tests_run_once_exist() -> None:
 
 def test_the_suite_runs_in_parallel() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^addopts = ".*-n \d+.*"$', pyproject, re.MULTILINE)
+    assert re.search(r'^addopts = ".*-n (\d+|auto)\b.*"$', pyproject, re.MULTILINE)
     assert '"pytest-xdist' in pyproject
+
+
+def test_only_the_other_pythons_try_fewer_examples() -> None:
+    # The README's run (what a new user runs) tries every example; the suites on the
+    # oldest and the newest Python run every property with a share of them.
+    script = CI.read_text(encoding="utf-8")
+    _install_and_run, test = quick_start_commands()
+    [readme_run] = [line for line in script.splitlines() if f"{test} " in line]
+    assert "TOOLDECK_EXAMPLES_SCALE" not in readme_run
+    [other_run] = [line for line in script.splitlines() if '"$venv/bin/python" -m pytest' in line]
+    assert re.search(r"TOOLDECK_EXAMPLES_SCALE=0\.\d+ ", other_run)
+
+
+def _item(test: object, cls: type | None = None) -> pytest.Item:
+    class Item:  # what the hook reads of a pytest item
+        obj = test
+
+    Item.cls = cls  # type: ignore[attr-defined]
+    return Item()  # type: ignore[return-value]
+
+
+def test_the_examples_scale_scales_every_property_down_to_a_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried = {"many": 0, "few": 0}
+
+    @settings(max_examples=200, database=None)
+    @given(st.integers())
+    def many(n: int) -> None:
+        tried["many"] += 1
+
+    @settings(max_examples=12, database=None)
+    @given(st.integers())
+    def few(n: int) -> None:
+        tried["few"] += 1
+
+    class Machine:  # a state machine's TestCase keeps its settings on the class
+        settings = settings(max_examples=50)
+
+    monkeypatch.setenv("TOOLDECK_EXAMPLES_SCALE", "0.25")
+    items = [_item(many), _item(many), _item(few), _item(None, Machine)]
+    conftest.pytest_collection_modifyitems(items)
+    many()
+    few()
+    assert tried == {"many": 50, "few": conftest.MIN_EXAMPLES}  # scaled once, not twice
+    assert Machine.settings.max_examples == 12
+    monkeypatch.setenv("TOOLDECK_EXAMPLES_SCALE", "2")
+    with pytest.raises(pytest.UsageError):
+        conftest.pytest_collection_modifyitems(items)
 
 
 def test_ci_log_names_each_python_and_closes_with_the_suite_results() -> None:

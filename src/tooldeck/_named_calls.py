@@ -339,6 +339,7 @@ class NamedCalls:
         context: Context = None,
         max_concurrency: int | None = None,
         format: str | None = None,
+        media: str = "native",
     ) -> list[dict[str, Any]]:
         """Run the tool calls of a model's reply; the messages to append, in its format.
 
@@ -352,10 +353,15 @@ class NamedCalls:
 
         ``context`` gives every call's injected parameters their values.
 
+        ``media``: ``"native"`` hands the media a tool returns (`Image`, `Audio`,
+        `File`) to the provider in its own shapes (docs/media.md); ``"text"`` sends
+        placeholders only, for back-ends that take no media.
+
         Raises:
             TypeError: ``reply`` is none of those shapes (or ``max_concurrency`` no int).
-            ValueError: an unknown ``format``, or ``max_concurrency`` below 1.
+            ValueError: an unknown ``format`` or ``media``, or ``max_concurrency`` below 1.
         """
+        native = _native(media)
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
         found, calls = read_tool_calls(reply, format)
@@ -376,7 +382,7 @@ class NamedCalls:
             execute = functools.partial(self._execute_for_sync, context=context, format=found)
             timeouts = [getattr(self._find(name), "_timeout", None) for _, name, _ in calls]
             results = run_calls_sync(calls, execute, max_concurrency, timeouts, self._unanswered)
-        return PROVIDERS[found].write(calls, results)
+        return PROVIDERS[found].write(calls, results, native)
 
     async def async_run_tool_calls(
         self,
@@ -386,8 +392,10 @@ class NamedCalls:
         context: Context = None,
         max_concurrency: int | None = None,
         format: str | None = None,
+        media: str = "native",
     ) -> list[dict[str, Any]]:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
+        native = _native(media)
         if max_concurrency is not None:
             check_max_concurrency(max_concurrency)
         found, calls = read_tool_calls(reply, format)
@@ -401,4 +409,14 @@ class NamedCalls:
         else:
             execute = functools.partial(self._execute_turn, context=context, format=found)
             results = await run_calls(calls, execute, max_concurrency)
-        return PROVIDERS[found].write(calls, results)
+        return PROVIDERS[found].write(calls, results, native)
+
+
+def _native(media: object) -> bool:
+    """``media=``: ``"native"`` → True, ``"text"`` → False; anything else is refused."""
+    if isinstance(media, str):  # a str subclass: its characters, none of its methods
+        text = media if type(media) is str else str.__getitem__(media, slice(None))
+        if text in ("native", "text"):
+            return text == "native"
+    shown = repr(media) if type(media) is str else clip(media)
+    raise ValueError(f"media must be 'native' or 'text', not {shown}")

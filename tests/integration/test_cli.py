@@ -1,9 +1,16 @@
-"""The ``tooldeck`` command line, run for real: a subprocess per command.
+"""The ``tooldeck`` command line, run for real: a process per command.
 
 Fixture modules live in ``cli_fixtures/`` (on PYTHONPATH for the subprocess). Every
 run is made under ``LC_ALL=C`` with locale coercion and UTF-8 mode off, so stdout
 would be ASCII if the CLI did not insist on UTF-8. Nothing here reaches the internet:
 the weather call goes to a server on 127.0.0.1.
+
+Most commands run as ``python -m tooldeck`` forked from one process per test worker
+that imported tooldeck's command line once (tests/forkserver.py): a process, exit
+status and output of its own each, without a Python start-up each. The entry points
+themselves (the console script, ``python -m tooldeck`` from a cold start, serving),
+and every command that needs its own working directory or PYTHONPATH, start a new
+interpreter.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import anyio
 import httpx
 import pytest
 
+from forkserver import ForkServer
 from mcp_probe import INITIALIZE
 from tooldeck import ToolRegistry
 from tooldeck.tools.weather import get_weather
@@ -59,8 +67,32 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
+_servers: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    while _servers:
+        _servers.pop().close()
+
+
 def tooldeck(*args: str, cwd: Path | None = None, **env: str) -> Run:
-    """``python -m tooldeck ARGS`` in a subprocess; output decoded as UTF-8."""
+    """``python -m tooldeck ARGS`` in a process of its own; output decoded as UTF-8.
+
+    Forked from a process that imported the command line (the environment's changes
+    made in the child), or, for a working directory or a ``PYTHON*`` variable of its
+    own (read at an interpreter's start), a new interpreter."""
+    if cwd is not None or any(name.startswith("PYTHON") for name in env):
+        return tooldeck_process(*args, cwd=cwd, **env)
+    if not _servers:
+        _servers.append(ForkServer("import tooldeck.cli", env=cli_env()))
+    done = _servers[0].run(module="tooldeck", argv=args, env=env, timeout=TIMEOUT)
+    return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+
+
+def tooldeck_process(*args: str, cwd: Path | None = None, **env: str) -> Run:
+    """``python -m tooldeck ARGS`` in a new interpreter; output decoded as UTF-8."""
     done = subprocess.run(
         [sys.executable, "-m", "tooldeck", *args],
         capture_output=True,
@@ -102,7 +134,7 @@ def test_console_script_lists_the_builtin_weather_tool() -> None:
 
 
 def test_help_and_version() -> None:
-    run = tooldeck("--help")
+    run = tooldeck_process("--help")  # `python -m tooldeck` from a cold start
     assert run.status == 0
     for command in ("list", "schema", "call", "serve"):
         assert command in run.out
@@ -386,7 +418,7 @@ def test_utf8_survives_the_c_locale() -> None:
         check=True,
     )
     assert probe.stdout.decode().strip().lower() in {"ascii", "ansi_x3.4-1968", "us-ascii"}
-    run = tooldeck("call", "where", "city=台北", "--tools", "cli_tools")
+    run = tooldeck_process("call", "where", "city=台北", "--tools", "cli_tools")
     assert run.status == 0, run.err
     assert run.json()["city"] == "台北"
     assert "台灣" in run.out

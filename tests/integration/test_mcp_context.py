@@ -8,8 +8,6 @@ who is calling. Tested with two real clients holding two tokens, over 127.0.0.1.
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +19,7 @@ fastmcp = pytest.importorskip("fastmcp")
 
 from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
 
+from forkserver import ForkedProcess, ForkServer  # noqa: E402
 from tooldeck import Injected, ToolRegistry  # noqa: E402
 
 SCRIPT = Path(__file__).parent / "mcp_servers" / "multi_tenant.py"
@@ -37,17 +36,13 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def shop() -> Iterator[Any]:
-    """``shop("token" | "header")``: the multi-tenant server in a subprocess; its URL."""
-    processes: list[subprocess.Popen[bytes]] = []
+def shop(server_forks: ForkServer) -> Iterator[Any]:
+    """``shop("token" | "header")``: the multi-tenant server in a process of its own; its URL."""
+    processes: list[ForkedProcess] = []
 
     def start(how: str) -> str:
         port = free_port()
-        process = subprocess.Popen(
-            [sys.executable, str(SCRIPT), str(port), how],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        process = server_forks.start(SCRIPT, str(port), how)
         processes.append(process)
         deadline = time.monotonic() + STARTUP
         while True:

@@ -1,6 +1,7 @@
 """Over real transports: a served registry in a subprocess, over stdio and streamable HTTP.
 
-The server is ``mcp_servers/serve_registry.py`` (``registry.serve(...)`` from argv).
+The server is ``mcp_servers/serve_registry.py`` (``registry.serve(...)`` from argv), over
+HTTP a process forked by ``server_forks`` (tests/conftest.py).
 Each test imports it with ``use_mcp``, calls it 50 times at once over the one session,
 kills the server, sees the §7.2 failure value (``None``), brings the server back and
 sees the next call succeed. HTTP servers bind to 127.0.0.1 on a free port.
@@ -13,7 +14,6 @@ import gc
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -24,6 +24,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
+from forkserver import ForkedProcess, ForkServer
 from tooldeck import ToolRegistry
 from tooldeck.errors import MCPAuthError
 
@@ -41,21 +42,17 @@ def free_port() -> int:
 
 
 class HttpServer:
-    """``serve_registry.py http PORT`` in a subprocess; killed and restarted at will."""
+    """``serve_registry.py http PORT`` in a process of its own; killed and restarted at will."""
 
-    def __init__(self, port: int, env: dict[str, str] | None = None) -> None:
+    def __init__(self, forks: ForkServer, port: int, env: dict[str, str] | None = None) -> None:
+        self.forks = forks
         self.port = port
         self.url = f"http://127.0.0.1:{port}/mcp"
-        self.env = {**os.environ, **(env or {})}
-        self.process: subprocess.Popen[bytes] | None = None
+        self.env = env
+        self.process: ForkedProcess | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, str(SCRIPT), "http", str(self.port)],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        self.process = self.forks.start(SCRIPT, "http", str(self.port), env=self.env)
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -74,8 +71,8 @@ class HttpServer:
 
 
 @pytest.fixture
-def http_server() -> Iterator[HttpServer]:
-    server = HttpServer(free_port())
+def http_server(server_forks: ForkServer) -> Iterator[HttpServer]:
+    server = HttpServer(server_forks, free_port())
     server.start()
     try:
         yield server
@@ -163,9 +160,9 @@ def test_http_from_sync_code(http_server: HttpServer) -> None:
 
 
 async def test_a_token_protected_server_rejects_a_client_without_it(
-    registry: ToolRegistry,
+    registry: ToolRegistry, server_forks: ForkServer
 ) -> None:
-    server = HttpServer(free_port(), env={"TOOLDECK_MCP_TOKEN": "s3cret"})
+    server = HttpServer(server_forks, free_port(), env={"TOOLDECK_MCP_TOKEN": "s3cret"})
     server.start()
     try:
         for auth, says in ((None, "requires a bearer token"), ("wrong", "is not valid")):

@@ -7,7 +7,9 @@ with SIGSTOP. Each scenario runs in a subprocess under a hard timeout, waits for
 operation under a hard bound of its own (t + 1 s, plus slack for a busy machine; a
 bound that fires is a hang, reported as such), and then checks that no server process
 it started survives. fastmcp is imported before the clock starts: a cold import is
-the process's cost, not the server's doing.
+the process's cost, not the server's doing. The subprocesses are forked from one
+process per test worker that imported it once (tests/forkserver.py): each scenario
+still has a process, and an exit, of its own.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import textwrap
 import time
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from forkserver import ForkServer
 
 pytest.importorskip("fastmcp")
 
@@ -99,16 +102,24 @@ def reap_stubborn_servers(tmp_path: Path) -> Iterator[None]:
         os.kill(pid, signal.SIGKILL)  # SIGKILL acts on a stopped process too
 
 
+_servers: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    while _servers:
+        _servers.pop().close()
+
+
 def scenario(code: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    """Run PRELUDE then ``code`` in a process of its own; what it last reported."""
+    if not _servers:
+        _servers.append(ForkServer(PRELUDE))
+    done = _servers[0].run(code=textwrap.dedent(code), timeout=90)
+    stdout, stderr = done.stdout.decode(), done.stderr.decode(errors="replace")
+    assert done.returncode == 0, stderr[-3000:]
+    result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     return result
 
 
@@ -225,14 +236,10 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def frozen_http_server() -> Iterator[str]:
+def frozen_http_server(server_forks: ForkServer) -> Iterator[str]:
     """A tooldeck server over HTTP, stopped with SIGSTOP once it listens."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(REGISTRY), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_forks.start(REGISTRY, "http", str(port))
     try:
         deadline = time.monotonic() + 30
         while True:

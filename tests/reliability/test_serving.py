@@ -1,8 +1,9 @@
 """Serving over MCP: loopback by default, a token keeps others out, failures are messages.
 
-One server subprocess (``servers/serve_defaults.py``: ``registry.serve("http",
-port=..., token=...)``, every other setting default) serves the HTTP tests; the
-in-process tests use ``as_mcp_server`` directly.
+One server process (``servers/serve_defaults.py``: ``registry.serve("http",
+port=..., token=...)``, every other setting default; forked by ``server_forks``,
+tests/conftest.py) serves the HTTP tests; the in-process tests use ``as_mcp_server``
+directly.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import functools
 import inspect
 import json
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ fastmcp = pytest.importorskip("fastmcp")
 from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
 
 import tooldeck.mcp  # noqa: E402
+from forkserver import ForkedProcess, ForkServer  # noqa: E402
 from mcp_probe import HEADERS, INITIALIZE  # noqa: E402
 from tooldeck import ToolRegistry  # noqa: E402
 
@@ -46,14 +46,10 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[tuple[int, str]]:
+def server(server_forks: ForkServer) -> Iterator[tuple[int, str]]:
     """The served registry: its port and URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), str(port), TOKEN],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_forks.start(SCRIPT, str(port), TOKEN)
     try:
         deadline = time.monotonic() + STARTUP
         while True:
@@ -301,17 +297,13 @@ SERVE_OPTIONS = Path(__file__).parent / "servers" / "serve_options.py"
 
 
 @pytest.fixture
-def served_with() -> Iterator[Any]:
+def served_with(server_forks: ForkServer) -> Iterator[Any]:
     """``served_with(**options)``: a server (``serve("http", **options)``); its URL."""
-    processes: list[subprocess.Popen[bytes]] = []
+    processes: list[ForkedProcess] = []
 
     def start(**options: Any) -> str:
         port = free_port()
-        process = subprocess.Popen(
-            [sys.executable, str(SERVE_OPTIONS), json.dumps({"port": port, **options})],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        process = server_forks.start(SERVE_OPTIONS, json.dumps({"port": port, **options}))
         processes.append(process)
         deadline = time.monotonic() + STARTUP
         while True:

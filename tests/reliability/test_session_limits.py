@@ -11,8 +11,6 @@ Real servers on 127.0.0.1 (a socket bound to port 0), called with raw HTTP reque
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +27,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 import tooldeck.mcp
+from forkserver import ForkServer
 from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
@@ -189,17 +188,13 @@ async def test_sessionless_requests_are_neither_counted_nor_refused(capped: str)
             assert client.transport.get_session_id() is None
 
 
-def test_serve_takes_the_limits() -> None:
+def test_serve_takes_the_limits(server_forks: ForkServer) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     listener.close()  # serve() binds it itself; a race with another process is unlikely
     options = f'{{"port": {port}, "token": "tok", "max_sessions_per_client": 1}}'
-    process = subprocess.Popen(
-        [sys.executable, str(SERVE_OPTIONS), options],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_forks.start(SERVE_OPTIONS, options)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + STARTUP

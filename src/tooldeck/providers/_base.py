@@ -69,7 +69,8 @@ class Provider:
     sdk_modules: tuple[str, ...]  # where its SDK's reply classes live (module prefixes)
     export: Callable[[ExportSpec], Schema]
     read: Callable[[Any], list[ToolCall]]
-    write: Callable[[Sequence[ToolCall], Sequence[ToolResult]], Answer]
+    # (calls, their results, native): ``native`` False gives text only (placeholders)
+    write: Callable[[Sequence[ToolCall], Sequence[ToolResult], bool], Answer]
     claims_item: Callable[[Any, Fields], bool]
     claims_reply: Callable[[Fields], bool]
     knows_item: Callable[[Any, Fields], bool]

@@ -12,13 +12,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooldeck._gemini import to_gemini_schema
+from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, MISSING, PYDANTIC, Fields, ToolCall, fields_of, not_a_reply
-from tooldeck._result import ToolResult, to_text
+from tooldeck._result import ToolResult, _part_text, to_text
 from tooldeck._schema_walk import Schema, copy_schema
 from tooldeck._strict import to_strict_schema
 from tooldeck.errors import ToolDefinitionError
 
 from ._base import Answer, ExportSpec, Provider
+from ._media import MB, Budget, Trailing, b64_size, not_sent, parts_of
 from ._shared import HUGE, MIN, call, to_json_value
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -194,31 +196,109 @@ def _candidate_parts(reply: Any, candidate: Fields, in_response: bool) -> Any:
 # -- writing --------------------------------------------------------------------------------
 
 
-def write(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
+def write(calls: Sequence[ToolCall], results: Sequence[ToolResult], native: bool = True) -> Answer:
     """One user ``Content`` holding a ``function_response`` part per call: the value as
-    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys)."""
+    ``{"output": ...}``, a failure as ``{"error": <message>}`` (Gemini's own keys).
+
+    A result holding media (``native``): ``{"output": <its text, with placeholders>}``
+    and ``parts`` (``inline_data``) for the media a function response takes; the media
+    Gemini reads only in a user turn goes in one user ``Content`` after (the "Chat way").
+    """
     if not calls:
         return []
     parts = []
+    trailing: _Trailing | None = None
     i = 0
     for call_id, name, _ in calls:
         result = results[i]
         i += 1  # noqa: SIM113 (not enumerate, not zip: see providers._shared)
+        media: list[dict[str, Any]] | None = None
         if result.success:
             data = result.data
             kind = type(data)
             if not (kind is str or (kind is int and MIN < data < HUGE)):
-                data = to_json_value(data)
+                if native and (found := parts_of(result)):
+                    trailing = trailing or _Trailing()
+                    data, media = trailing.render(name if call_id is None else call_id, found)
+                else:
+                    data = to_json_value(data)
             response = {"output": data}
         else:
             error = result.error
             response = {"error": error if type(error) is str else to_text(error)}
+        answer: dict[str, Any]
         if call_id is None:
             answer = {"name": name, "response": response}
         else:
             answer = {"id": call_id, "name": name, "response": response}
+        if media:
+            answer["parts"] = media
         parts.append({"function_response": answer})
-    return [{"role": "user", "parts": parts}]
+    answer_content: Answer = [{"role": "user", "parts": parts}]
+    if trailing is not None and trailing.items:
+        answer_content.append({"role": "user", "parts": trailing.items})
+    return answer_content
+
+
+# What a function response's ``parts`` take (Gemini 3's multimodal function responses,
+# ai.google.dev/gemini-api/docs/function-calling): PNG, JPEG and WebP images, PDF and
+# plain text. Their ``file_data`` (a URI) is "not supported in Gemini API" (Vertex AI
+# only: googleapis.github.io/kotlin-genai, FunctionResponsePart), so a URL goes the
+# Chat way, as a ``file_data`` part of a user turn (the Gemini API fetches public and
+# signed http(s) URLs there: blog.google, "Increased file size limits and expanded
+# inputs support in Gemini API", January 2026).
+RESPONSE_TYPES = frozenset(
+    {"image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"}
+)
+# What a user turn takes besides (ai.google.dev/gemini-api/docs: image, audio and
+# document understanding).
+USER_TYPES = frozenset(
+    {
+        "image/heic", "image/heif",
+        "audio/wav", "audio/mpeg", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac",
+        "text/html", "text/css", "text/csv", "text/xml", "text/markdown", "text/md",
+        "text/javascript", "text/x-python", "text/rtf",
+    }
+) | RESPONSE_TYPES  # fmt: skip
+# Inline data: at most 100 MB of base64 per request (the same blog post), and a PDF at
+# most 50 MB (ai.google.dev/gemini-api/docs/file-input-methods).
+REQUEST_LIMIT = 100 * MB
+PDF_LIMIT = 50 * MB
+
+
+class _Trailing(Trailing):
+    __slots__ = ("budget",)
+
+    def __init__(self) -> None:
+        super().__init__(lambda line: {"text": line})
+        self.budget = Budget(REQUEST_LIMIT)
+
+    def render(self, call: str, parts: list[Any]) -> tuple[str, list[dict[str, Any]]]:
+        """The output text, and the function response's media parts; what goes the
+        Chat way is gathered for the user turn after."""
+        lines: list[str] = []
+        inline: list[dict[str, Any]] = []
+        after: list[dict[str, Any]] = []
+        for part in parts:
+            if not is_media(part):
+                lines.append(_part_text(part))
+                continue
+            mime = part.mime_type
+            if mime not in USER_TYPES:
+                lines.append(not_sent(part, f"Gemini does not read {mime}"))
+            elif part.url is not None:
+                lines.append(part.placeholder)
+                after.append({"file_data": {"file_uri": part.url, "mime_type": mime}})
+            elif mime == "application/pdf" and (part.size or 0) > PDF_LIMIT:
+                lines.append(not_sent(part, "over Gemini's 50 MB PDF limit"))
+            elif not self.budget.take(b64_size(part)):
+                lines.append(not_sent(part, "over Gemini's 100 MB inline data limit"))
+            else:
+                lines.append(part.placeholder)
+                blob = {"inline_data": {"mime_type": mime, "data": part.base64}}
+                (inline if mime in RESPONSE_TYPES else after).append(blob)
+        self.group(call, after)
+        return "\n".join(lines), inline
 
 
 PROVIDER = Provider(

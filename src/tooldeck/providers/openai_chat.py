@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, PYDANTIC, Fields, ToolCall, fields_of, not_a_reply
-from tooldeck._result import ToolResult
+from tooldeck._result import ToolResult, _part_text
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
+from ._media import MB, Budget, Trailing, filename, not_sent, parts_of
 from ._shared import CALL_TYPES, call, has_type, text
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -83,14 +85,106 @@ def _calls(items: Any) -> list[ToolCall]:
     return calls
 
 
-def write(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call."""
-    messages = []
+def write(calls: Sequence[ToolCall], results: Sequence[ToolResult], native: bool = True) -> Answer:
+    """One ``{"role": "tool", "tool_call_id", "content"}`` message per call.
+
+    A tool message holds text only: media (``native``) is its placeholder there, and one
+    user message after the last tool message carries it, each call's media introduced
+    by a text part naming its call id.
+    """
+    messages: Answer = []
+    trailing: _Trailing | None = None
     i = 0
     for call_id, _, _ in calls:
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": text(results[i])})
+        result = results[i]
         i += 1  # noqa: SIM113 (not enumerate, not zip: see providers._shared)
+        kind = type(result.data)
+        if native and kind is not str and kind is not int and (parts := parts_of(result)):
+            trailing = trailing or _Trailing()
+            content = trailing.render(call_id, parts)
+        else:
+            content = text(result)
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+    if trailing is not None and trailing.items:
+        messages.append({"role": "user", "content": trailing.items})
     return messages
+
+
+# Sizes OpenAI takes in one request (checked on the data, before base64): images "up to
+# 50 MB total payload size per request" (developers.openai.com/api/docs/guides/images-vision);
+# files 50 MB (developers.openai.com/api/docs/guides/pdf-files); audio, with no figure
+# published for input_audio, shares the files' 50 MB.
+IMAGE_REQUEST_LIMIT = 50 * MB
+FILE_REQUEST_LIMIT = 50 * MB
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+
+
+def _reads_file(mime: str) -> bool:
+    """The files sent: PDF (developers.openai.com/api/docs/guides/pdf-files) and text."""
+    return mime == "application/pdf" or mime.startswith("text/")
+
+
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}  # what input_audio's format says
+
+
+def _text_part(line: str) -> dict[str, Any]:
+    return {"type": "text", "text": line}
+
+
+class _Trailing(Trailing):
+    __slots__ = ("files", "images")
+
+    def __init__(self) -> None:
+        super().__init__(_text_part)
+        self.images = Budget(IMAGE_REQUEST_LIMIT)
+        self.files = Budget(FILE_REQUEST_LIMIT)
+
+    def render(self, call_id: Any, parts: list[Any]) -> str:
+        """The tool message's text; the media that can go, gathered for the user message."""
+        lines = []
+        media = []
+        for part in parts:
+            if not is_media(part):
+                lines.append(_part_text(part))
+                continue
+            item = self._part(part)
+            if type(item) is str:
+                lines.append(item)
+            else:
+                lines.append(part.placeholder)
+                media.append(item)
+        self.group(call_id, media)  # type: ignore[arg-type]
+        return "\n".join(lines)
+
+    def _part(self, part: Any) -> dict[str, Any] | str:
+        """The user message's part for a media value, or the text naming it when not sent."""
+        if part.kind == "image":
+            if part.mime_type not in IMAGE_TYPES:
+                return not_sent(part, "OpenAI reads PNG, JPEG, WebP and GIF images only")
+            if part.url is not None:
+                return {"type": "image_url", "image_url": {"url": part.url}}
+            if not self.images.take(part.size):
+                return not_sent(part, "over OpenAI's 50 MB image limit per request")
+            return {"type": "image_url", "image_url": {"url": part.data_url()}}
+        return self._file(part)
+
+    def _file(self, part: Any) -> dict[str, Any] | str:
+        """A file or audio value's part (data only: no URL in Chat Completions)."""
+        if part.kind == "file" and not _reads_file(part.mime_type):
+            return not_sent(part, "OpenAI reads PDF and text files only")
+        if part.url is not None:
+            return not_sent(part, "Chat Completions takes files and audio as data only")
+        if part.kind == "file":
+            if not self.files.take(part.size):
+                return not_sent(part, "over OpenAI's 50 MB file limit per request")
+            file = {"file_data": part.data_url(), "filename": filename(part)}
+            return {"type": "file", "file": file}
+        audio_format = AUDIO_FORMATS.get(part.mime_type)
+        if audio_format is None:
+            return not_sent(part, "Chat Completions takes WAV and MP3 audio only")
+        if not self.files.take(part.size):
+            return not_sent(part, "over OpenAI's 50 MB file limit per request")
+        return {"type": "input_audio", "input_audio": {"data": part.base64, "format": audio_format}}
 
 
 def claims_item(item: Any, fields: Fields) -> bool:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, Fields, ToolCall
 from tooldeck._result import ToolResult
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
+from ._media import MB, Budget, Texts, filename, not_sent, parts_of
 from ._shared import call, has_type, read_typed, text
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -43,15 +45,87 @@ def _call(fields: Fields) -> ToolCall:
     )
 
 
-def write(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> Answer:
-    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call."""
+def write(calls: Sequence[ToolCall], results: Sequence[ToolResult], native: bool = True) -> Answer:
+    """One ``{"type": "function_call_output", "call_id", "output"}`` item per call: the
+    text, or for a result holding media (``native``) a list of ``input_text``,
+    ``input_image`` and ``input_file`` items in the parts' order."""
     items = []
+    budget: _Limits | None = None
     i = 0
     for call_id, _, _ in calls:
-        output = text(results[i])
-        items.append({"type": "function_call_output", "call_id": call_id, "output": output})
+        result = results[i]
         i += 1  # noqa: SIM113 (not enumerate, not zip: see providers._shared)
+        kind = type(result.data)
+        if native and kind is not str and kind is not int and (parts := parts_of(result)):
+            budget = budget or _Limits()
+            output: Any = _output(parts, budget)
+        else:
+            output = text(result)
+        items.append({"type": "function_call_output", "call_id": call_id, "output": output})
     return items
+
+
+# Sizes OpenAI takes in one request (checked on the data, before base64): images "up to
+# 50 MB total payload size per request" (developers.openai.com/api/docs/guides/images-vision,
+# "Image input requirements"); files 50 MB per file and per request
+# (developers.openai.com/api/docs/guides/pdf-files, "File size limits").
+IMAGE_REQUEST_LIMIT = 50 * MB
+FILE_REQUEST_LIMIT = 50 * MB
+# The image types OpenAI reads (the same guide): PNG, JPEG, WebP, non-animated GIF.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+
+
+def _reads_file(mime: str) -> bool:
+    """The files sent: PDF (developers.openai.com/api/docs/guides/pdf-files) and text."""
+    return mime == "application/pdf" or mime.startswith("text/")
+
+
+class _Limits:
+    __slots__ = ("files", "images")
+
+    def __init__(self) -> None:
+        self.images = Budget(IMAGE_REQUEST_LIMIT)
+        self.files = Budget(FILE_REQUEST_LIMIT)
+
+
+def _input_text(line: str) -> dict[str, Any]:
+    return {"type": "input_text", "text": line}
+
+
+def _output(parts: list[Any], limits: _Limits) -> list[dict[str, Any]]:
+    out = Texts(_input_text)
+    for part in parts:
+        if not is_media(part):
+            out.part(part)
+            continue
+        item = _item(part, limits)
+        if type(item) is str:
+            out.text(item)
+        else:
+            out.add(item)  # type: ignore[arg-type]
+    return out.done()
+
+
+def _item(part: Any, limits: _Limits) -> dict[str, Any] | str:
+    """The output item for one media value, or the text naming it when it is not sent."""
+    if part.kind == "image":
+        if part.mime_type not in IMAGE_TYPES:
+            return not_sent(part, "OpenAI reads PNG, JPEG, WebP and GIF images only")
+        if part.url is not None:
+            return {"type": "input_image", "image_url": part.url, "detail": "auto"}
+        if not limits.images.take(part.size):
+            return not_sent(part, "over OpenAI's 50 MB image limit per request")
+        return {"type": "input_image", "image_url": part.data_url(), "detail": "auto"}
+    if part.kind == "file":
+        if not _reads_file(part.mime_type):
+            return not_sent(part, "OpenAI reads PDF and text files only")
+        if part.url is not None:
+            return {"type": "input_file", "file_url": part.url}
+        if not limits.files.take(part.size):
+            return not_sent(part, "over OpenAI's 50 MB file limit per request")
+        return {"type": "input_file", "file_data": part.data_url(), "filename": filename(part)}
+    # audio: the Responses API takes none, in a tool result or elsewhere
+    return not_sent(part, "the Responses API takes no audio")
 
 
 def claims_item(item: Any, fields: Fields) -> bool:
