@@ -119,12 +119,9 @@ class Chain:
     def value(self, tool: Tool[..., Any], arguments: Any, context: Context) -> Any:
         """``call_tool``: the value, or ``"Error: ..."`` (a proxy: what its faces say)."""
         first = self._first
-        if (
-            first is not None
-            and arguments.__class__ is dict
-            and not tool._raw_answers
-            and tool._enabled
-        ):  # the usual call by a sync face: `_sync`, inline
+        # The usual call: a plain sync tool (so enabled, and no proxy), a dict, an
+        # outermost sync middleware: `start` and `_sync`, inline.
+        if arguments.__class__ is dict and tool._direct is not None and first is not None:
             call = new_call(tool, arguments, context)
             mw, rest, label = first
             try:
@@ -141,7 +138,7 @@ class Chain:
 
     async def avalue(self, tool: Tool[..., Any], arguments: Any, context: Context) -> Any:
         """``async_call_tool``."""
-        if arguments.__class__ is dict and not tool._raw_answers and tool._enabled:
+        if arguments.__class__ is dict and tool._adirect is not None:  # (as in `value`)
             result = await self._async(new_call(tool, arguments, context))
             return result.data if result.success else str(result)
         call = start(tool, arguments, context)
