@@ -137,3 +137,34 @@ async def test_a_served_call_whose_context_fails_never_reaches_the_chain() -> No
         result = await client.call_tool("ping", {}, raise_on_error=False)
     assert result.is_error and "no auth backend" in result.content[0].text  # type: ignore[union-attr]
     assert calls == []
+
+
+async def test_a_proxy_call_names_the_local_tool_and_its_arguments_as_sent() -> None:
+    from tooldeck.mcp._proxy import ProxyTool
+
+    seen: list[Call] = []
+
+    async def keep(call: Call, call_next: Any) -> ToolResult:
+        seen.append(call)
+        result: ToolResult = await call_next(call)
+        return result
+
+    server: FastMCP[Any] = FastMCP("numbers")
+
+    @server.tool
+    def double(n: int) -> int:
+        return n * 2
+
+    gateway = ToolRegistry(middleware=[keep])
+    await gateway.async_use_mcp(server, prefix="num_")
+    try:
+        # "3" for an int: the proxy leaves validation to the server, which coerces it
+        assert (await gateway.execute("num_double", '{"n": "3"}')).data == 6
+        assert await gateway.async_call_tool("num_double", {"n": 4}) == 8
+    finally:
+        gateway.close()
+    assert [(c.name, c.arguments) for c in seen] == [
+        ("num_double", {"n": "3"}),
+        ("num_double", {"n": 4}),
+    ]
+    assert all(isinstance(c.tool, ProxyTool) for c in seen)
