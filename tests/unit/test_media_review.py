@@ -103,3 +103,13 @@ def test_from_path_of_an_unreadable_name_says_which(tmp_path: Path) -> None:
     if sys.platform != "win32":
         with pytest.raises(ValueError, match="cannot read"):
             Image.from_path(str(tmp_path) + "/a\x00b.png")  # an embedded NUL
+
+
+# --- application/octet-stream says only "bytes": nothing contradicts it -----------------
+
+
+def test_a_file_labelled_octet_stream_may_hold_bytes_of_a_known_type() -> None:
+    value = File(PNG, mime_type="application/octet-stream", name="blob.bin")
+    assert (value.mime_type, value.data) == ("application/octet-stream", PNG)
+    with pytest.raises(ValueError, match="not application/zip"):
+        File(PNG, mime_type="application/zip")  # a specific type the bytes contradict

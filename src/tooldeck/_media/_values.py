@@ -22,6 +22,9 @@ from typing_extensions import Self
 
 from ._mime import SNIFFED, decode_data_url, guess, mime_of, sniff
 
+# The type of bytes of no known type: says nothing any bytes could contradict.
+_ANY_BYTES = "application/octet-stream"
+
 __all__ = ["MEDIA_TYPES", "Audio", "File", "Image", "Media", "class_for", "is_media"]
 
 
@@ -143,7 +146,7 @@ class Media:
                     ) from None
                 raise ValueError(f"{self._cls()}: {mime} data must be UTF-8 text ({exc})") from None
             return mime
-        if found is not None and found != mime:
+        if found is not None and found != mime and mime != _ANY_BYTES:
             raise ValueError(f"{self._cls()}: the bytes are {found}, not {mime} as mime_type says")
         if found is None and mime in SNIFFED:
             raise ValueError(f"{self._cls()}: the bytes are not {mime} as mime_type says")
