@@ -113,3 +113,30 @@ def test_a_file_labelled_octet_stream_may_hold_bytes_of_a_known_type() -> None:
     assert (value.mime_type, value.data) == ("application/octet-stream", PNG)
     with pytest.raises(ValueError, match="not application/zip"):
         File(PNG, mime_type="application/zip")  # a specific type the bytes contradict
+
+
+# --- to_dict: media inside subclasses of dict, list and tuple is MCP content too ----------
+
+
+def test_to_dict_is_json_for_media_inside_container_subclasses() -> None:
+    import collections
+    import json
+    from typing import NamedTuple
+
+    class Chart(NamedTuple):
+        caption: str
+        image: Image
+
+    content = Image(PNG).to_mcp()
+    grouped = collections.defaultdict(list, {"charts": [Image(PNG)]})
+    for value, data in [
+        (grouped, {"charts": [content]}),
+        (collections.OrderedDict(chart=Image(PNG)), {"chart": content}),
+        (Chart("Q3", Image(PNG)), ["Q3", content]),
+        (type("Parts", (list,), {})(["a", Image(PNG)]), ["a", content]),
+    ]:
+        dumped = ToolResult.ok(value).to_dict()
+        assert dumped["data"] == data
+        json.dumps(dumped)
+    plain = collections.OrderedDict(a=1)
+    assert ToolResult.ok(plain).to_dict()["data"] is plain  # no media: the very same object
