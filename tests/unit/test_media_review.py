@@ -140,3 +140,19 @@ def test_to_dict_is_json_for_media_inside_container_subclasses() -> None:
         json.dumps(dumped)
     plain = collections.OrderedDict(a=1)
     assert ToolResult.ok(plain).to_dict()["data"] is plain  # no media: the very same object
+
+
+# --- an MPEG frame sync is a weak sign: it tells a type, never refuses a given one ----------
+
+
+def test_bytes_that_only_look_like_an_mp3_frame_keep_their_given_type() -> None:
+    utf16 = "Hello".encode("utf-16")  # b"\xff\xfeH\x00...": a valid MPEG frame header
+    assert File(utf16, mime_type="application/x-tab-utf16").mime_type == "application/x-tab-utf16"
+    with pytest.raises(ValueError, match="must be UTF-8"):
+        File(utf16, mime_type="text/csv")  # refused for what it is, not as "audio/mpeg"
+    frame = b"\xff\xfb\x90\x64" + bytes(20)
+    assert Audio(frame).mime_type == "audio/mpeg"  # still told when no type is given
+    with pytest.raises(ValueError, match="not image/png"):
+        Image(frame, mime_type="image/png")
+    with pytest.raises(ValueError, match="the bytes are audio/mpeg"):
+        File(b"ID3\x03\x00" + bytes(10), mime_type="application/zip")  # an ID3 tag is strong

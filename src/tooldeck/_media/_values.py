@@ -134,6 +134,10 @@ class Media:
                     f"{self._cls()}: cannot tell the type of these bytes; pass mime_type="
                 )
             return found
+        if found == "audio/mpeg" != mime and not data.startswith(b"ID3"):
+            # An MPEG frame sync (no ID3 tag) is a weak sign: it tells a type when none
+            # is given, never refuses a given one (UTF-16 text starts like a frame).
+            found = None
         if mime.startswith("text/"):
             # Text is told by being UTF-8, not by magic numbers: those UTF-8 text can
             # start with are ASCII words ("ID3", "OggS", "%PDF-"), PNG's and JPEG's are not.
