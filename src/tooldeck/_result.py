@@ -224,21 +224,12 @@ def _part_text(part: Any) -> str:
 
 
 def _jsonable_text(value: Any) -> str:
-    try:
-        return _to_json(to_jsonable_python(value))
-    except Exception as exc:  # unserialisable, circular, too deep, an int too long to print
-        if not str(exc).endswith(_MEDIA_NAMED):
-            return _safe_str(value)
-    # Media inside: again, media as placeholders. (Only then: a `fallback` slows every
-    # value down, a list of dataclasses by ~15%.) Pydantic names the first type it
-    # could not serialise; another such object before the media gives its str().
+    # One pass, media as placeholders: a second pass after pydantic refused the media
+    # would read a generator (any one-shot iterator, at any depth) already consumed.
     try:
         return _to_json(to_jsonable_python(value, fallback=_placeholder))
-    except Exception:
+    except Exception:  # unserialisable, circular, too deep, an int too long to print
         return _safe_str(value)
-
-
-_MEDIA_NAMED = ("tooldeck.Image'>", "tooldeck.Audio'>", "tooldeck.File'>")
 
 
 def _placeholder(value: Any) -> str:
