@@ -31,6 +31,7 @@ __all__ = [
     "light_validation_error",
     "ok",
     "outside_text",
+    "part_text",
     "problem_lines",
     "to_text",
     "type_name",
@@ -207,10 +208,10 @@ def to_text(value: Any) -> str:
     parts = media_parts(value)
     if parts is None:
         return _jsonable_text(value)
-    return "\n".join(_part_text(part) for part in parts)
+    return "\n".join(part_text(part) for part in parts)
 
 
-def _part_text(part: Any) -> str:
+def part_text(part: Any) -> str:
     """One part of a result: media as its placeholder, text as is, the rest as JSON."""
     kind = type(part)
     if kind in MEDIA_TYPES:
