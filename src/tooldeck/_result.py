@@ -31,6 +31,7 @@ __all__ = [
     "light_validation_error",
     "ok",
     "outside_text",
+    "part_text",
     "problem_lines",
     "to_text",
     "type_name",
@@ -211,10 +212,10 @@ def to_text(value: Any) -> str:
     parts = media_parts(value)
     if parts is None:
         return _jsonable_text(value)
-    return "\n".join(_part_text(part) for part in parts)
+    return "\n".join(part_text(part) for part in parts)
 
 
-def _part_text(part: Any) -> str:
+def part_text(part: Any) -> str:
     """One part of a result: media as its placeholder, text as is, the rest as JSON."""
     kind = type(part)
     if kind in MEDIA_TYPES:
@@ -228,21 +229,12 @@ def _part_text(part: Any) -> str:
 
 
 def _jsonable_text(value: Any) -> str:
-    try:
-        return _to_json(to_jsonable_python(value))
-    except Exception as exc:  # unserialisable, circular, too deep, an int too long to print
-        if not str(exc).endswith(_MEDIA_NAMED):
-            return _safe_str(value)
-    # Media inside: again, media as placeholders. (Only then: a `fallback` slows every
-    # value down, a list of dataclasses by ~15%.) Pydantic names the first type it
-    # could not serialise; another such object before the media gives its str().
+    # One pass, media as placeholders: a second pass after pydantic refused the media
+    # would read a generator (any one-shot iterator, at any depth) already consumed.
     try:
         return _to_json(to_jsonable_python(value, fallback=_placeholder))
-    except Exception:
+    except Exception:  # unserialisable, circular, too deep, an int too long to print
         return _safe_str(value)
-
-
-_MEDIA_NAMED = ("tooldeck.Image'>", "tooldeck.Audio'>", "tooldeck.File'>")
 
 
 def _placeholder(value: Any) -> str:
