@@ -11,6 +11,7 @@ import tooldeck
 PUBLIC = [
     "Audio",
     "BaseTool",
+    "Call",
     "DuplicateToolError",
     "File",
     "Image",

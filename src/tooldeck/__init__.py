@@ -16,10 +16,12 @@ from ._shifting import asyncify, syncify
 from ._threads import abandoned_threads
 from ._tool import BaseTool, Tool
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
+from .middleware import Call
 
 __all__ = [
     "Audio",
     "BaseTool",
+    "Call",
     "DuplicateToolError",
     "File",
     "Image",

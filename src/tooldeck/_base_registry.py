@@ -22,11 +22,13 @@ from ._shifting import asyncify, syncify
 from ._spec import EMPTY
 from ._tool import BaseTool, Strict, Tool, check_strict, normalise_tags
 from .errors import ToolDefinitionError
+from .middleware._chain import Chain, Middleware
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+MW = TypeVar("MW", bound=Callable[..., Any])
 
 EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
 
@@ -34,11 +36,32 @@ EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "a
 class BaseRegistry(NamedCalls):
     """A set of tools: register, query by tag, call by name, export."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, middleware: Iterable[Middleware] | None = None) -> None:
         self._catalog = Catalog()
         self._tools = self._catalog.tools  # the call path's lookup, one attribute away
         self._lock = self._catalog.lock
         self._mcp_state: Any = None  # a slot the MCP edge (tooldeck.mcp) owns
+        if isinstance(middleware, (str, bytes)) or callable(middleware):
+            raise TypeError("middleware= takes a list of middleware: middleware=[mw]")
+        chain = Chain(middleware or ())
+        self._chain = chain if chain.middleware else None
+
+    # -- middleware ---------------------------------------------------------------------
+
+    def add_middleware(self, middleware: Middleware, /) -> None:
+        """Add a middleware, innermost of those added so far (it runs after them).
+
+        Raises:
+            TypeError: not a callable taking ``(call, call_next)``.
+        """
+        with self._lock:
+            current = () if self._chain is None else self._chain.middleware
+            self._chain = Chain((*current, middleware))
+
+    def middleware(self, middleware: MW, /) -> MW:
+        """Decorator: `add_middleware`, returning the function unchanged."""
+        self.add_middleware(middleware)
+        return middleware
 
     # -- registering --------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from ._threads import CallTimeout
 from ._tool import Tool
 from ._tool_calls import read_tool_calls
 from ._tool_calls_run import check_max_concurrency, run_calls, run_calls_sync
+from .middleware._chain import Chain, start
 from .providers import PROVIDERS
 
 __all__ = ["NamedCalls"]
@@ -33,6 +34,9 @@ class NamedCalls:
     """The call-by-name faces of a `tooldeck.ToolRegistry`."""
 
     _tools: dict[str, Tool[..., Any]]
+    # The registry's middleware, composed (None: no middleware, and the faces below take
+    # their paths as if there were no such thing: one attribute check).
+    _chain: Chain | None = None
 
     def _find(self, name: str) -> Tool[..., Any] | None:
         try:
@@ -57,6 +61,9 @@ class NamedCalls:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
+        chain = self._chain
+        if chain is not None:
+            return chain.value(found, kwargs, context)
         direct = found._direct
         if direct is None:
             one = found._ione
@@ -112,6 +119,9 @@ class NamedCalls:
             found = None
         if found is None:
             return f"Can not find tool named '{clip(name)}'"
+        chain = self._chain
+        if chain is not None:
+            return await chain.avalue(found, kwargs, context)
         adirect = found._adirect
         if adirect is not None:  # the plain path, inline (as in `Tool.acall`)
             try:  # (calling an async function only makes its coroutine)
@@ -169,6 +179,9 @@ class NamedCalls:
             found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
+        chain = self._chain
+        if chain is not None:
+            return await chain.aresult(found, arguments, context)
         adirect = found._adirect
         try:  # the plain paths, inline (as in `Tool.run`)
             if adirect is not None:
@@ -210,6 +223,9 @@ class NamedCalls:
             found = None
         if found is None:
             return ToolResult.fail(f"Tool '{clip(name)}' not found")
+        chain = self._chain
+        if chain is not None:
+            return chain.result(found, arguments, context)
         direct = found._direct
         try:  # the plain paths, inline (as in `Tool.run_sync`)
             if direct is not None:
@@ -253,12 +269,20 @@ class NamedCalls:
         return ToolResult.fail(f"Tool '{clip(name)}' {why}")
 
     async def _execute_for_sync(
-        self, name: str, arguments: Arguments, *, context: Context
+        self,
+        name: str,
+        arguments: Arguments,
+        call_id: str | None = None,
+        *,
+        context: Context,
+        format: str | None = None,
     ) -> ToolResult:
-        """`execute` for a sync caller: a ``CancelledError`` the tool raised is its failure,
-        as `execute_sync` reports it (a sync caller has no task to cancel)."""
+        """`_execute_turn` for a sync caller: a ``CancelledError`` the tool raised is its
+        failure, as `execute_sync` reports it (a sync caller has no task to cancel)."""
         try:
-            return await self.execute(name, arguments, context=context)
+            return await self._execute_turn(
+                name, arguments, call_id, context=context, format=format
+            )
         except asyncio.CancelledError as exc:
             # The turn itself cancelled (its sync caller interrupted) cancels this task:
             # that propagates. (Python 3.10 cannot tell; run_calls' own wait still stops.)
@@ -266,6 +290,24 @@ class NamedCalls:
             if cancelling is not None and cancelling():
                 raise
             return ToolResult.fail(outside_text(failure_text(exc)), exception=exc)
+
+    async def _execute_turn(
+        self,
+        name: str,
+        arguments: Arguments,
+        call_id: str | None = None,
+        *,
+        context: Context,
+        format: str | None = None,
+    ) -> ToolResult:
+        """One call of a model's reply: `execute`, the middleware seeing its id and format."""
+        chain = self._chain
+        if chain is None:
+            return await self.execute(name, arguments, context=context)
+        found = self._find(name)
+        if found is None:
+            return ToolResult.fail(f"Tool '{clip(name)}' not found")
+        return await chain.aresult(found, arguments, context, (call_id, format, "tool_calls"))
 
     def call(
         self, name: str, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -280,6 +322,11 @@ class NamedCalls:
         found = self._find(name)
         if found is None:
             return f"Error: Tool '{clip(name)}' not found"
+        chain = self._chain
+        if chain is not None:
+            call = start(found, arguments, context, kwargs=kwargs)
+            if call is not None:
+                return str(chain.run_sync(call))
         return str(found.run_sync(arguments, context=context, **kwargs))
 
     # -- the agent loop: read (tooldeck._tool_calls), run (._tool_calls_run), write -------
@@ -321,10 +368,18 @@ class NamedCalls:
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: run it here, straight through `execute_sync`
-            _, name, arguments = calls[0]
-            results = [self.execute_sync(name, arguments, context=context)]
+            call_id, name, arguments = calls[0]
+            found_tool = self._find(name) if self._chain is not None else None
+            if found_tool is None:
+                results = [self.execute_sync(name, arguments, context=context)]
+            else:  # through the middleware, which sees the call's id and format
+                results = [
+                    self._chain.result(  # type: ignore[union-attr]
+                        found_tool, arguments, context, (call_id, found, "tool_calls")
+                    )
+                ]
         else:  # concurrently, on tooldeck's background loop
-            execute = functools.partial(self._execute_for_sync, context=context)
+            execute = functools.partial(self._execute_for_sync, context=context, format=found)
             timeouts = [getattr(self._find(name), "_timeout", None) for _, name, _ in calls]
             results = run_calls_sync(calls, execute, max_concurrency, timeouts, self._unanswered)
         return PROVIDERS[found].write(calls, results, native)
@@ -347,10 +402,12 @@ class NamedCalls:
         if found is None or not calls:
             return []
         if len(calls) == 1:  # the usual turn: spare the runner
-            _, name, arguments = calls[0]
-            results = [await self.execute(name, arguments, context=context)]
+            call_id, name, arguments = calls[0]
+            results = [
+                await self._execute_turn(name, arguments, call_id, context=context, format=found)
+            ]
         else:
-            execute = functools.partial(self.execute, context=context)
+            execute = functools.partial(self._execute_turn, context=context, format=found)
             results = await run_calls(calls, execute, max_concurrency)
         return PROVIDERS[found].write(calls, results, native)
 

@@ -70,6 +70,11 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
     ``ToolRegistry()`` is isolated. Methods called on the class itself act on the
     process-wide default registry (`default`), where the module-level
     `tooldeck.tool` registers.
+
+    Args:
+        middleware: Callables ``(call, call_next) -> ToolResult``, sync or async, run
+            around every call the registry makes by name, the first outermost
+            (docs/middleware.md); more with `add_middleware` or ``@registry.middleware``.
     """
 
     @classmethod

@@ -16,7 +16,7 @@ import json
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, Literal, SupportsIndex, TypeVar
+from typing import Any, ClassVar, Generic, Literal, SupportsIndex, TypeVar
 
 from typing_extensions import ParamSpec
 
@@ -308,6 +308,25 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
     def _set_enabled(self, enabled: bool) -> None:
         self._enabled = enabled
         self._pick_paths()
+
+    # -- answers of its own, for the middleware chain (tooldeck.middleware._chain) -------
+    # A tool whose faces answer from more than its ToolResult (an MCP proxy: the
+    # server's result, which serving hands on as it came) says so here. Through a
+    # registry's middleware its result and that raw answer travel together, and a face
+    # answers from the raw one when the result comes back out of the chain unchanged.
+    _raw_answers: ClassVar[bool] = False
+
+    def _answer_sync(self, arguments: Any, context: Context) -> tuple[ToolResult, Any]:
+        """The call's `ToolResult` and the raw answer it was made from."""
+        return self.run_sync(arguments, context=context), None
+
+    async def _answer(self, arguments: Any, context: Context) -> tuple[ToolResult, Any]:
+        """Async twin of `_answer_sync`."""
+        return await self.run(arguments, context=context), None
+
+    def _answer_value(self, raw: Any) -> Any:
+        """What ``call_tool`` answers for a raw answer."""
+        return raw
 
 
 # What a tool computes from its function, spec and settings (and caches): never pickled.

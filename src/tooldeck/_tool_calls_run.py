@@ -1,7 +1,7 @@
 """Running a model's tool calls: concurrently, bounded, each failure its own.
 
-`run_calls` runs the calls of one reply through any ``execute(name, arguments) ->
-Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
+`run_calls` runs the calls of one reply through any ``execute(name, arguments, call_id)
+-> Awaitable[ToolResult]`` (the registry's), so nothing here needs the registry. The
 registry's `run_tool_calls` is the agent loop's step end to end: read
 (`tooldeck._tool_calls`), run (here), write (each provider's ``write``, in
 `tooldeck.providers`).
@@ -27,8 +27,8 @@ __all__ = [
     "run_calls_sync",
 ]
 
-Execute = Callable[[str, Any], Awaitable[ToolResult]]
-ExecuteSync = Callable[[str, Any], ToolResult]
+# ``execute(name, arguments, call_id)``: one call's result, never raising.
+Execute = Callable[[str, Any, Any], Awaitable[ToolResult]]
 
 
 # -- running the calls ------------------------------------------------------------------
@@ -126,19 +126,19 @@ async def run_calls(
     what it answered.
     """
     if len(calls) <= 1 and watch is None:
-        return [await execute(name, arguments) for _, name, arguments in calls]
+        return [await execute(name, arguments, call_id) for call_id, name, arguments in calls]
     gate: Any = contextlib.nullcontext()
     if max_concurrency is not None and max_concurrency < len(calls):
         gate = asyncio.Semaphore(max_concurrency)
 
     async def one(i: int, call: ToolCall) -> ToolResult:
-        _, name, arguments = call
+        call_id, name, arguments = call
         try:
             async with gate:
                 if watch is None:
-                    return await execute(name, arguments)
+                    return await execute(name, arguments, call_id)
                 watch.started[i] = time.monotonic()
-                result = watch.results[i] = await execute(name, arguments)
+                result = watch.results[i] = await execute(name, arguments, call_id)
                 return result
         except (KeyboardInterrupt, SystemExit) as exc:
             raise _Interrupted(exc) from None

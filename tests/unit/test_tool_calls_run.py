@@ -317,24 +317,25 @@ async def test_an_interrupt_propagates_from_the_async_face() -> None:
 
 
 async def test_run_calls_takes_any_execute() -> None:
-    seen: list[tuple[str, Any]] = []
+    seen: list[tuple[str, Any, Any]] = []
 
-    async def execute(name: str, arguments: Any) -> ToolResult:
-        seen.append((name, arguments))
+    async def execute(name: str, arguments: Any, call_id: Any) -> ToolResult:
+        seen.append((name, arguments, call_id))
         await asyncio.sleep(0)
         return ToolResult.ok(name.upper()) if name != "bad" else ToolResult.fail("no")
 
     calls = [("1", "a", "{}"), ("2", "bad", {"x": 1}), (None, "c", None)]
     results = await run_calls(calls, execute, max_concurrency=2)
     assert results == [ToolResult.ok("A"), ToolResult.fail("no"), ToolResult.ok("C")]
-    assert sorted(seen, key=str) == sorted([("a", "{}"), ("bad", {"x": 1}), ("c", None)], key=str)
+    expected = [("a", "{}", "1"), ("bad", {"x": 1}, "2"), ("c", None, None)]
+    assert sorted(seen, key=str) == sorted(expected, key=str)
     assert await run_calls([], execute) == []
 
 
 async def test_an_execute_that_raises_fails_its_call_not_the_turn() -> None:
     """`execute` never raises; were one to, that call fails and the others answer."""
 
-    async def execute(name: str, arguments: Any) -> ToolResult:
+    async def execute(name: str, arguments: Any, call_id: Any) -> ToolResult:
         if name == "broken":
             raise RuntimeError("broken execute")
         return ToolResult.ok(name)

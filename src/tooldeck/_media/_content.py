@@ -42,20 +42,29 @@ def mentions_media(annotation: object, _depth: int = 0) -> bool:
 
 
 def mcp_form(value: Any, depth: int = 0) -> Any:
-    """``value`` with every media value in it (through lists, tuples and dicts) replaced
-    by its MCP content dict; the very same object when there is none."""
+    """``value`` with every media value in it (through lists, tuples and dicts, their
+    subclasses too: a ``defaultdict``, a ``NamedTuple``) replaced by its MCP content
+    dict; the very same object when there is none. A container holding media comes
+    back as a plain ``list`` or ``dict``."""
     kind = type(value)
     if kind in MEDIA_TYPES:
         return value.to_mcp()
-    if depth > 100 or not (kind is list or kind is tuple or kind is dict):
+    if depth > 100:
         return value
-    items = value.items() if kind is dict else enumerate(value)
-    changed = {key: new for key, item in items if (new := mcp_form(item, depth + 1)) is not item}
+    # By the type's own methods: a subclass's overrides (or a proxy's __class__) never run.
+    if issubclass(kind, dict):
+        items: Any = dict.items(value)
+    elif issubclass(kind, (list, tuple)):
+        items = enumerate(list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value))
+    else:
+        return value
+    pairs = list(items)
+    changed = {key: new for key, item in pairs if (new := mcp_form(item, depth + 1)) is not item}
     if not changed:
         return value
-    if kind is dict:
-        return {key: changed.get(key, item) for key, item in value.items()}
-    return [changed.get(index, item) for index, item in enumerate(value)]
+    if issubclass(kind, dict):
+        return {key: changed.get(key, item) for key, item in pairs}
+    return [changed.get(index, item) for index, item in pairs]
 
 
 def media_from_mcp(item: Mapping[str, Any]) -> Media | str:

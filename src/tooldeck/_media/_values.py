@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64 as _b64
 import hashlib
+import os
+import stat
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar, final
@@ -19,6 +21,9 @@ from urllib.parse import quote, unquote, urlsplit
 from typing_extensions import Self
 
 from ._mime import SNIFFED, decode_data_url, guess, mime_of, sniff
+
+# The type of bytes of no known type: says nothing any bytes could contradict.
+_ANY_BYTES = "application/octet-stream"
 
 __all__ = ["MEDIA_TYPES", "Audio", "File", "Image", "Media", "class_for", "is_media"]
 
@@ -33,6 +38,16 @@ class Media:
     mime_type: str
     name: str | None
     _b64: str | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Results know media by its exact class (one identity check per value); a
+        # subclass of Image would pass as a plain value: its repr, and no JSON.
+        if Media not in cls.__bases__:
+            raise TypeError(
+                f"{cls.__bases__[0].__name__} cannot be subclassed: tooldeck knows media by "
+                "its exact class; make an Image, Audio or File and keep anything more beside it"
+            )
+        super().__init_subclass__(**kwargs)
 
     def __init__(
         self,
@@ -119,6 +134,10 @@ class Media:
                     f"{self._cls()}: cannot tell the type of these bytes; pass mime_type="
                 )
             return found
+        if found == "audio/mpeg" != mime and not data.startswith(b"ID3"):
+            # An MPEG frame sync (no ID3 tag) is a weak sign: it tells a type when none
+            # is given, never refuses a given one (UTF-16 text starts like a frame).
+            found = None
         if mime.startswith("text/"):
             # Text is told by being UTF-8, not by magic numbers: those UTF-8 text can
             # start with are ASCII words ("ID3", "OggS", "%PDF-"), PNG's and JPEG's are not.
@@ -131,7 +150,7 @@ class Media:
                     ) from None
                 raise ValueError(f"{self._cls()}: {mime} data must be UTF-8 text ({exc})") from None
             return mime
-        if found is not None and found != mime:
+        if found is not None and found != mime and mime != _ANY_BYTES:
             raise ValueError(f"{self._cls()}: the bytes are {found}, not {mime} as mime_type says")
         if found is None and mime in SNIFFED:
             raise ValueError(f"{self._cls()}: the bytes are not {mime} as mime_type says")
@@ -166,8 +185,8 @@ class Media:
         """
         where = Path(path)
         try:
-            data = where.read_bytes()
-        except OSError as exc:
+            data = _read_regular(where)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
             raise ValueError(f"{cls.__name__}.from_path: cannot read {str(path)!r}: {exc}") from exc
         if not data:
             raise ValueError(f"{cls.__name__}.from_path: {str(path)!r} is empty (0 bytes)")
@@ -232,7 +251,7 @@ class Media:
         ``[<kind>: <name>, <mime>, <size> bytes]`` (the name when it has one), or
         ``[<kind>: <name>, <url>]`` for a URL-only value.
         """
-        named = f"{self.name}, " if self.name is not None else ""
+        named = f"{_shown(self.name)}, " if self.name is not None else ""
         what = self.url if self.url is not None else f"{self.mime_type}, {self.size} bytes"
         return f"[{self.kind}: {named}{what}]"
 
@@ -261,6 +280,28 @@ class Media:
         if self.name is not None:
             return "file:///" + quote(self.name, safe="")
         return "tooldeck://media/" + hashlib.sha256(self.data or b"").hexdigest()[:32]
+
+
+def _read_regular(path: Path) -> bytes:
+    """A regular file's bytes. Anything else is refused before a byte is read: a FIFO
+    would block (opened without waiting here), a device could be endless (/dev/zero)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{str(path)!r} is not a regular file")
+        return file.read()
+
+
+_MAX_NAME = 120  # characters of a name a placeholder shows
+
+
+def _shown(name: str) -> str:
+    """A name as a placeholder shows it: on one line (control and line-breaking
+    characters escaped, as ``\\n``), at most `_MAX_NAME` characters. A model reads it;
+    a name must not add lines of its own to that text."""
+    if not name.isprintable():
+        name = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+    return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 1] + "…"
 
 
 def _rebuild(cls: type[Media], data: bytes | None, args: dict[str, Any]) -> Media:

@@ -32,7 +32,7 @@ from mcp_types import Icon, TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
 from tooldeck._media import mcp_form, media_parts
-from tooldeck._result import clip, failure_text, outside_text, problem_lines, to_text
+from tooldeck._result import ToolResult, clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["RegistryProvider", "ServedTool", "new_server"]
 
 Problems = Callable[[Any], list[str]]
+_SERVED = (None, None, "mcp")  # a served call's origin, as middleware sees it
 
 # One compiled output-schema check per tool (and per export of it).
 _CHECKS: weakref.WeakKeyDictionary[Tool[..., Any], tuple[Any, Problems]] = (
@@ -90,7 +91,7 @@ class RegistryProvider(Provider):
         for exported in registry.export("mcp", tags=self._tags, match=self._match):
             tool = registry.get(exported["name"])
             if tool is not None:
-                served.append(served_tool(tool, exported, self._context))
+                served.append(served_tool(tool, exported, self._context, registry))
         return served
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:
@@ -98,7 +99,7 @@ class RegistryProvider(Provider):
         selected = self._registry.list_tools(tags=self._tags, match=self._match)
         if tool is None or name not in selected:
             return None
-        return served_tool(tool, tool.export("mcp"), self._context)
+        return served_tool(tool, tool.export("mcp"), self._context, self._registry)
 
 
 class ServedTool(FastMCPTool):
@@ -107,6 +108,7 @@ class ServedTool(FastMCPTool):
     _tool: Tool[..., Any] = PrivateAttr()
     _export: Mapping[str, Any] = PrivateAttr()
     _context: Any = PrivateAttr(default=None)
+    _registry: Any = PrivateAttr(default=None)  # its middleware is read at each call
 
     def get_meta(self) -> dict[str, Any]:
         # The exported `_meta` as is (tags where both fastmcp majors look), not
@@ -123,17 +125,26 @@ class ServedTool(FastMCPTool):
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
         tool = self._tool
-        if isinstance(tool, ProxyTool):
-            reply = await tool.reply(arguments)
-            if isinstance(reply, RemoteFailure):
-                return _error(str(reply))
-            return FastMCPResult.from_mcp_result(reply)  # exactly what the server sent
+        chain = self._registry._chain if self._registry is not None else None
+        if chain is None and isinstance(tool, ProxyTool):
+            return _handed_on(await tool.reply(arguments))  # exactly what the server sent
         try:
-            context = await self._request_context()
+            context = await self._request_context(every_tool=chain is not None)
         except Exception as exc:  # the server's own context callable failed
             message = outside_text(failure_text(exc))
             return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
-        outcome = await tool.run(arguments, context=context)
+        if chain is None:
+            return self._served(await tool.run(arguments, context=context))
+        # Through the registry's middleware, once (a proxy's own faces have none). A
+        # proxy's result that comes back unchanged is handed on as its server sent it.
+        outcome, raw = await chain.answer(tool, arguments, context, _SERVED)
+        if raw is not None:
+            return _handed_on(raw)
+        return self._served(outcome)
+
+    def _served(self, outcome: ToolResult) -> FastMCPResult:
+        """A tool's result as MCP content (and structured content when its schema says)."""
+        tool = self._tool
         if not outcome.success:
             return _error(to_text(outcome.error or ""))  # a str, whatever the result holds
         schema = self._export.get("outputSchema")
@@ -159,12 +170,13 @@ class ServedTool(FastMCPTool):
         except Exception as exc:
             return _unsendable(tool.name, exc)
 
-    async def _request_context(self) -> Mapping[str, Any] | None:
-        """The values for injected parameters, for this request (see `as_mcp_server`)."""
+    async def _request_context(self, *, every_tool: bool = False) -> Mapping[str, Any] | None:
+        """The values for injected parameters, for this request (see `as_mcp_server`);
+        ``every_tool``: for a tool that takes none too (middleware reads the context)."""
         context = self._context
         if context is None or isinstance(context, Mapping):
             return context
-        if not self._tool.spec.injected:
+        if not (every_tool or self._tool.spec.injected):
             return None  # a tool that takes nothing from the context never calls for it
         from fastmcp.server.dependencies import get_context
 
@@ -186,7 +198,10 @@ class ServedTool(FastMCPTool):
 
 
 def served_tool(
-    tool: Tool[..., Any], exported: Mapping[str, Any], context: Any = None
+    tool: Tool[..., Any],
+    exported: Mapping[str, Any],
+    context: Any = None,
+    registry: ToolRegistry | None = None,
 ) -> ServedTool:
     """``tool`` as fastmcp serves it (see the module docstring)."""
     # All of it from the export (a proxy's is its server's listing): what is served is
@@ -206,7 +221,15 @@ def served_tool(
     served._tool = tool
     served._export = exported
     served._context = context
+    served._registry = registry
     return served
+
+
+def _handed_on(reply: Any) -> FastMCPResult:
+    """A proxy's reply served again: the server's result as it came, or why there is none."""
+    if isinstance(reply, RemoteFailure):
+        return _error(str(reply))
+    return FastMCPResult.from_mcp_result(reply)
 
 
 def _unsendable(name: str, exc: Exception) -> FastMCPResult:

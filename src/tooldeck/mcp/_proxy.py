@@ -203,6 +203,32 @@ class ProxyTool(Tool[..., Any]):
         reply: mcp_types.CallToolResult | RemoteFailure = await self._reply_async(args)
         return reply
 
+    # -- through a registry's middleware (tooldeck.middleware._chain) -------------------
+    # The result and the server's reply it was made from: a face answers from the reply
+    # (call_tool's §7.2 value; serving hands it on as it came) when the middleware hand
+    # the result back unchanged.
+
+    _raw_answers = True
+
+    def _answer_sync(self, arguments: Any, context: Context) -> tuple[ToolResult, Any]:
+        try:
+            args = self._arguments(arguments, {})
+        except Exception as exc:  # refused here: worded alike by every face
+            return ToolResult.fail(self._failure(exc), exception=exc), None
+        reply = self._reply_sync(args)
+        return self._result(reply), reply
+
+    async def _answer(self, arguments: Any, context: Context) -> tuple[ToolResult, Any]:
+        try:
+            args = self._arguments(arguments, {})
+        except Exception as exc:
+            return ToolResult.fail(self._failure(exc), exception=exc), None
+        reply = await self._reply_async(args)
+        return self._result(reply), reply
+
+    def _answer_value(self, raw: Any) -> Any:
+        return self._value(raw)
+
     # -- the pipeline -------------------------------------------------------------------
 
     def _arguments(self, arguments: Arguments, kwargs: dict[str, Any]) -> dict[str, Any]:

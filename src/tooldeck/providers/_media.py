@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooldeck._media import Media, media_parts
-from tooldeck._result import ToolResult, _part_text
+from tooldeck._result import ToolResult, part_text
 
 __all__ = [
     "KB",
@@ -99,7 +99,7 @@ class Texts:
 
     def part(self, part: Any) -> None:
         """A part that is not media: its text as ``str(ToolResult)`` shows it."""
-        self.lines.append(_part_text(part))
+        self.lines.append(part_text(part))
 
     def add(self, item: dict[str, Any]) -> None:
         self._flush()

@@ -14,7 +14,7 @@ from typing import Any
 from tooldeck._gemini import to_gemini_schema
 from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, MISSING, PYDANTIC, Fields, ToolCall, fields_of, not_a_reply
-from tooldeck._result import ToolResult, _part_text, to_text
+from tooldeck._result import ToolResult, part_text, to_text
 from tooldeck._schema_walk import Schema, copy_schema
 from tooldeck._strict import to_strict_schema
 from tooldeck.errors import ToolDefinitionError
@@ -281,7 +281,7 @@ class _Trailing(Trailing):
         after: list[dict[str, Any]] = []
         for part in parts:
             if not is_media(part):
-                lines.append(_part_text(part))
+                lines.append(part_text(part))
                 continue
             mime = part.mime_type
             if mime not in USER_TYPES:

@@ -8,7 +8,7 @@ from typing import Any
 
 from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, PYDANTIC, Fields, ToolCall, fields_of, not_a_reply
-from tooldeck._result import ToolResult, _part_text
+from tooldeck._result import ToolResult, part_text
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
@@ -145,7 +145,7 @@ class _Trailing(Trailing):
         media = []
         for part in parts:
             if not is_media(part):
-                lines.append(_part_text(part))
+                lines.append(part_text(part))
                 continue
             item = self._part(part)
             if type(item) is str:

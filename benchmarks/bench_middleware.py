@@ -1,0 +1,127 @@
+"""What one pass-through middleware costs per call, and that no middleware costs nothing.
+
+    python -m benchmarks.bench_middleware            # 101 paired rounds
+    python -m benchmarks.bench_middleware --quick    # 5 rounds (CI: it runs end to end)
+
+Each case times, in paired rounds (`benchmarks.timing`), the inline floor (a prebuilt
+validator and the direct call, written in the loop), the face on a registry without
+middleware, and the same face on a registry with one middleware that only calls
+``call_next``. The cost of the middleware is the difference between the last two; it
+is compared with the floor of the same round, so the targets hold on any machine:
+
+* ``call_tool`` with a sync middleware: at most 0.5 µs where the floor takes 0.38 µs
+  (docs/performance.md's run), so at most 1.3 floors;
+* ``await async_call_tool`` with an async middleware: at most 1 µs where the async
+  floor takes 0.44 µs, so at most 2.3 floors;
+* a registry without middleware: its ``call_tool`` against the floor, as the call
+  benchmarks state it (at most 1.5x): adding the chain costs it nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # `python benchmarks/bench_middleware.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import functions as fn
+from benchmarks.subjects import args_validator
+from benchmarks.timing import Call, Settings, Timer
+
+SYNC_TARGET = 0.5 / 0.38  # floors: 0.5 µs over a 0.38 µs floor
+ASYNC_TARGET = 1.0 / 0.44  # floors: 1 µs over a 0.44 µs async floor
+PLAIN_TARGET = 1.5  # call_tool without middleware, x the floor (docs/performance.md)
+
+
+def _passing(call: Any, call_next: Any) -> Any:
+    return call_next(call)
+
+
+async def _apassing(call: Any, call_next: Any) -> Any:
+    return await call_next(call)
+
+
+def _registries() -> tuple[Any, Any, Any]:
+    from tooldeck import ToolRegistry
+
+    plain = ToolRegistry()
+    synced = ToolRegistry(middleware=[_passing])
+    asynced = ToolRegistry(middleware=[_apassing])
+    for registry in (plain, synced, asynced):
+        registry.register(fn.add)
+        registry.register(fn.aadd)
+    return plain, synced, asynced
+
+
+def run(timer: Timer) -> dict[str, dict[str, float]]:
+    """Per case: µs per call of each subject, the middleware's cost in µs and in floors."""
+    plain, synced, asynced = _registries()
+    args = fn.CALL_ARGS
+    validate = args_validator(fn.add).validate_python
+    avalidate = args_validator(fn.aadd).validate_python
+    cases = {
+        "call_tool, a sync middleware": (
+            False,
+            Call("func(**validate(args))", {"func": fn.add, "validate": validate, "args": args}),
+            Call("ct('add', args)", {"ct": plain.call_tool, "args": args}),
+            Call("ct('add', args)", {"ct": synced.call_tool, "args": args}),
+        ),
+        "await async_call_tool, an async middleware": (
+            True,
+            Call(
+                "func(**validate(args))",
+                {"func": fn.aadd, "validate": avalidate, "args": args},
+                is_async=True,
+            ),
+            Call("ct('aadd', args)", {"ct": plain.async_call_tool, "args": args}, is_async=True),
+            Call("ct('aadd', args)", {"ct": asynced.async_call_tool, "args": args}, is_async=True),
+        ),
+    }
+    measured: dict[str, dict[str, float]] = {}
+    for label, (_, floor, without, with_one) in cases.items():
+        for call in (floor, without, with_one):
+            assert timer.once(call) == fn.CALL_RESULT
+        stats = timer.compare({"floor": floor, "without": without, "with": with_one})
+        f, wo, w = (stats[k].samples for k in ("floor", "without", "with"))
+        cost = [(b - a) / c for a, b, c in zip(wo, w, f, strict=True)]
+        measured[label] = {
+            "floor_us": stats["floor"].median * 1e6,
+            "without_us": stats["without"].median * 1e6,
+            "with_us": stats["with"].median * 1e6,
+            "cost_us": statistics.median(b - a for a, b in zip(wo, w, strict=True)) * 1e6,
+            "cost_floors": statistics.median(cost),
+            "plain_ratio": stats["without"].ratio_to(stats["floor"]),
+        }
+    return measured
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    """Run the cases and print their table; the measurements by case."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5 rounds")
+    opts = parser.parse_args(argv)
+    timer = Timer(Settings.make(opts.quick))
+    try:
+        measured = run(timer)
+    finally:
+        timer.close()
+    print("One pass-through middleware: µs per call (medians of paired rounds)")
+    print("| case | floor | without | with | cost | cost in floors | target | no chain, x floor |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    for label, m in measured.items():
+        target = ASYNC_TARGET if label.startswith("await") else SYNC_TARGET
+        verdict = "pass" if m["cost_floors"] <= target else "FAIL"
+        print(
+            f"| {label} | {m['floor_us']:.2f} | {m['without_us']:.2f} | {m['with_us']:.2f} | "
+            f"{m['cost_us']:.2f} | {m['cost_floors']:.2f} | <= {target:.2f} {verdict} | "
+            f"{m['plain_ratio']:.2f}x (<= {PLAIN_TARGET:g}x) |"
+        )
+    return measured
+
+
+if __name__ == "__main__":
+    main()

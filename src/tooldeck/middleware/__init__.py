@@ -1,0 +1,12 @@
+"""Middleware: code that stands around every call a registry makes.
+
+A middleware is a callable ``(call, call_next) -> ToolResult``, sync or async; `Call`
+is what it sees of the call. Add it with ``ToolRegistry(middleware=[...])``,
+``registry.add_middleware(mw)`` or ``@registry.middleware`` (docs/middleware.md).
+"""
+
+from __future__ import annotations
+
+from ._call import Call
+
+__all__ = ["Call"]
