@@ -68,7 +68,12 @@ def fetch(cache: Path) -> Path:
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
-    """A BFCL file's JSON lines (one question each); lines that are not JSON skipped."""
+    """A BFCL file's JSON lines (one question each); lines that are not JSON skipped.
+
+    ``X.json`` may also be ``X.jsonl`` (the committed smoke cases: the sdist holds no
+    ``.json``)."""
+    if not path.exists():
+        path = path.with_suffix(".jsonl")
     if not path.exists():
         return
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -135,7 +140,7 @@ class _Listed(BaseTool):
 def pool(data: Path) -> list[tuple[str, str, dict[str, Any]]]:
     """Every distinct function of every category: (name, description, parameters)."""
     seen: dict[str, tuple[str, str, dict[str, Any]]] = {}
-    for path in sorted(data.glob("BFCL_v4_*.json")):
+    for path in sorted([*data.glob("BFCL_v4_*.json"), *data.glob("BFCL_v4_*.jsonl")]):
         for record in _records(path):
             for fn in _functions(record):
                 name = tool_name(fn["name"])

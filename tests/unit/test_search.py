@@ -83,6 +83,13 @@ def test_only_enabled_tools_and_the_given_tags() -> None:
     assert _names(registry.search("weather triangle", tags=["math"])) == ["calculate_hypotenuse"]
     registry.tag("sendEmail", "math")
     assert _names(registry.search("send", tags="math")) == ["sendEmail"]
+    registry.tag("calculate_hypotenuse", "geometry")
+    both = ["math", "geometry"]
+    assert _names(registry.search("send triangle", tags=both, match="all")) == [
+        "calculate_hypotenuse"
+    ]
+    with pytest.raises(ValueError):
+        registry.search("send", tags="math", match="some")  # type: ignore[arg-type]
 
 
 def test_at_most_k_best_first_ties_in_registration_order() -> None:

@@ -12,16 +12,18 @@ from typing import TYPE_CHECKING, Any
 from ._index import SearchIndex
 
 if TYPE_CHECKING:
-    from tooldeck._catalog import Catalog, Tags
+    from tooldeck._catalog import Catalog, Match, Tags
     from tooldeck._tool import Tool
 
 __all__ = ["SearchIndex", "search"]
 
 
-def search(catalog: Catalog, query: str, k: int, tags: Tags) -> list[Tool[..., Any]]:
+def search(
+    catalog: Catalog, query: str, k: int, tags: Tags, match: Match = "any"
+) -> list[Tool[..., Any]]:
     """``catalog``'s best matches for ``query``; its index is made on first use."""
     with catalog.lock:
         index = catalog.search_index
         if index is None:
             index = catalog.search_index = SearchIndex(catalog)
-    return index.search(query, k, tags)  # type: ignore[no-any-return]
+    return index.search(query, k, tags, match)  # type: ignore[no-any-return]

@@ -21,7 +21,7 @@ from ._rank import FIELDS, K1, averages, idf, norms
 from ._tokens import name_terms, query_terms, terms
 
 if TYPE_CHECKING:
-    from tooldeck._catalog import Catalog, Tags
+    from tooldeck._catalog import Catalog, Match, Tags
     from tooldeck._tool import Tool
 
 __all__ = ["SearchIndex"]
@@ -73,11 +73,11 @@ class SearchIndex:
         """The tool named ``name`` came, changed or went: re-read it before the next search."""
         self._stale.add(name)
 
-    def search(self, query: str, k: int, tags: Tags) -> list[Tool[..., Any]]:
+    def search(self, query: str, k: int, tags: Tags, match: Match = "any") -> list[Tool[..., Any]]:
         """The enabled tools (with ``tags``) best matching ``query``, at most ``k``."""
         with self._catalog.lock:
             self._refresh()
-            allowed = None if tags is None else {t.name for t in self._catalog.select(tags, "any")}
+            allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
             scores = self._scores(query_terms(query), k, allowed)
             return self._top(scores, k, allowed)
 
