@@ -102,7 +102,11 @@ class SearchIndex:
         scores: dict[str, float] = {}
         position = 0
         for bound, rarity, postings in bounded:
-            if len(scores) >= k and left < self._threshold(scores, k, allowed):
+            if (
+                len(scores) >= k
+                and left < max(scores.values())  # cheap: the threshold is at most this
+                and left < self._threshold(scores, k, allowed)
+            ):
                 break
             get = scores.get
             for name, weight in postings.items():
