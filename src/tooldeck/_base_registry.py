@@ -254,6 +254,37 @@ class BaseRegistry(NamedCalls):
             return asyncify(found.func)
         raise ValueError(f"shift must be None, 'sync' or 'async', not {shift!r}")
 
+    def search(
+        self, query: str, /, *, k: int = 5, tags: Tags = None, match: Match = "any"
+    ) -> list[Tool[..., Any]]:
+        """The enabled tools that best match a free-text request, best first, at most ``k``.
+
+        Ranked lexically (BM25F) over each tool's name (split at ``_``, ``-``, ``.`` and
+        camelCase), description, and parameter names and descriptions; any language,
+        scripts without spaces included. Ties keep registration order; a tool sharing
+        no term with ``query`` is never returned. ``tags`` keeps only tools carrying any
+        of them (all of them with ``match="all"``). The index is built on the first search
+        and kept current after. Any
+        string is a query: an empty, huge or meaningless one gives a list (maybe empty).
+
+        Raises:
+            TypeError: ``query`` is not a string, or ``k`` not an integer.
+            ValueError: ``k`` is negative, or ``match`` not ``"any"`` or ``"all"``.
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a string, not {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise TypeError(f"k must be an integer, not {type(k).__name__}")
+        if k < 0:
+            raise ValueError(f"k must be 0 or more, not {k}")
+        if match not in ("any", "all"):
+            raise ValueError(f"match must be 'any' or 'all', not {match!r}")
+        if k == 0:
+            return []
+        from .search import search  # the index is imported on the first search only
+
+        return search(self._catalog, query, k, tags, match)
+
     # -- exporting ----------------------------------------------------------------------
 
     def export(

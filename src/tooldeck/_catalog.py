@@ -48,11 +48,14 @@ class Catalog:
     def __init__(self) -> None:
         self.tools: dict[str, Tool[..., Any]] = {}  # read without the lock: lookups only
         self.lock = threading.RLock()
-        self._order: dict[str, int] = {}
+        self.order: dict[str, int] = {}  # name → when it was first registered
         self._counter = 0
         self._by_tag: dict[str, set[str]] = {}
         self._indexed: dict[str, tuple[str, ...]] = {}  # the tags each name is indexed under
         self._exports: dict[tuple[Any, ...], tuple[dict[str, Any], ...]] = {}
+        # tooldeck.search's index, made on the first search; told of every name that
+        # comes, changes or goes (it re-reads them on its next search).
+        self.search_index: Any = None
         _catalogs.add(self)
 
     # -- changing ------------------------------------------------------------------------
@@ -86,10 +89,12 @@ class Catalog:
             _release(old, self)
         else:
             self._counter += 1
-            self._order[new.name] = self._counter
+            self.order[new.name] = self._counter
         self.tools[new.name] = new
         _hold(new, self)
         self._index(new)
+        if self.search_index is not None:
+            self.search_index.touched(new.name)
 
     def remove(self, name: str) -> Tool[..., Any]:
         """Remove a tool and return it. Raises `ToolNotFoundError` for an unknown name."""
@@ -98,7 +103,9 @@ class Catalog:
             self._unindex(name)
             _release(old, self)
             del self.tools[name]
-            del self._order[name]
+            del self.order[name]
+            if self.search_index is not None:
+                self.search_index.touched(name)
             self.changed()
             return old
 
@@ -184,7 +191,7 @@ class Catalog:
                 return []
             sets = [self._by_tag.get(tag, set()) for tag in wanted]
             names = set.intersection(*sets) if match == "all" else set().union(*sets)
-            tools = (self.tools[name] for name in sorted(names, key=self._order.__getitem__))
+            tools = (self.tools[name] for name in sorted(names, key=self.order.__getitem__))
             return [t for t in tools if t.enabled]
 
     def exported(

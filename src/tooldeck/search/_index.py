@@ -1,0 +1,240 @@
+"""A catalog's search index: built on the first search, then kept current cheaply.
+
+The catalog tells the index which names changed (`SearchIndex.touched`, a set insert
+under the catalog's lock, on every registration, replacement and removal); the next
+search re-reads just those names before ranking. Enabled flags and tags are read at
+query time, so `disable`, `enable` and `tag` cost the index nothing.
+
+Each tool's per-term weights are computed against the fields' average lengths; when
+the averages drift by more than a fifth from those used (the catalog grew or changed
+a lot), every weight is recomputed once, from the term counts kept per tool.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+from ._rank import FIELDS, K1, averages, idf, norms
+from ._tokens import name_terms, query_terms, terms
+
+if TYPE_CHECKING:
+    from tooldeck._catalog import Catalog, Match, Tags
+    from tooldeck._tool import Tool
+
+__all__ = ["SearchIndex"]
+
+_DRIFT = 0.2
+
+
+class _Doc:
+    """One indexed tool: the tool, its term counts per field, and its field lengths."""
+
+    __slots__ = ("counts", "lengths", "tool")
+
+    def __init__(self, tool: Tool[..., Any]) -> None:
+        self.tool = tool
+        fields = fields_of(tool)
+        self.lengths = tuple(len(found) for found in fields)
+        self.counts = tuple(Counter(found) for found in fields)  # per field: term → count
+
+    def terms(self) -> set[str]:
+        return set().union(*self.counts)
+
+
+def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
+    """A tool's terms per field of `FIELDS`: its name, its description, and its
+    parameters' names and descriptions (the top level of its JSON Schema)."""
+    texts: list[str] = []
+    properties = tool.spec.parameters.get("properties")
+    if isinstance(properties, dict):
+        for key, schema in properties.items():
+            texts.append(str(key))
+            if isinstance(schema, dict) and isinstance(schema.get("description"), str):
+                texts.append(schema["description"])
+    return name_terms(tool.name), terms(tool.spec.description or ""), terms(" ".join(texts))
+
+
+class SearchIndex:
+    """BM25F over one catalog's tools. Every method runs under the catalog's lock."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+        self._docs: dict[str, _Doc] = {}
+        self._postings: dict[str, dict[str, float]] = {}  # term → {tool name: weight}
+        self._max: dict[str, float] = {}  # term → its highest weight (an upper bound)
+        self._sums = [0] * len(FIELDS)
+        self._weighted_at: tuple[float, ...] = ()
+        self._stale: set[str] = set(catalog.tools)
+
+    def touched(self, name: str) -> None:
+        """The tool named ``name`` came, changed or went: re-read it before the next search."""
+        self._stale.add(name)
+
+    def search(self, query: str, k: int, tags: Tags, match: Match = "any") -> list[Tool[..., Any]]:
+        """The enabled tools (with ``tags``) best matching ``query``, at most ``k``."""
+        with self._catalog.lock:
+            self._refresh()
+            allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
+            scores = self._scores(query_terms(query), k, allowed)
+            return self._top(scores, k, allowed)
+
+    def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
+        """Each candidate's BM25F score: exact for every tool that can reach the top ``k``.
+
+        MaxScore (Turtle & Flood 1995): terms are taken rarest-first (highest bound
+        first); once the bounds of the terms left add up to less than the k-th best
+        score so far, no tool unseen yet can reach the top ``k``, so the common terms
+        left only add to the tools already scored (and a tool that cannot catch up is
+        dropped), instead of walking their long postings.
+        """
+        total = len(self._docs)
+        bounded = []
+        for term in wanted:
+            postings = self._postings.get(term)
+            if postings:
+                rarity = idf(total, len(postings))
+                bounded.append((rarity * self._max[term], rarity, postings))
+        bounded.sort(key=_first, reverse=True)
+        left = sum(bound for bound, _, _ in bounded)
+        scores: dict[str, float] = {}
+        position = 0
+        for bound, rarity, postings in bounded:
+            if (
+                len(scores) >= k
+                and left < max(scores.values())  # cheap: the threshold is at most this
+                and left < self._threshold(scores, k, allowed)
+            ):
+                break
+            get = scores.get
+            for name, weight in postings.items():
+                scores[name] = get(name, 0.0) + rarity * weight
+            left -= bound
+            position += 1
+        if position == len(bounded):
+            return scores
+        return self._catch_up(scores, bounded[position:], left, k, allowed)
+
+    def _catch_up(
+        self,
+        scores: dict[str, float],
+        rest: list[tuple[float, float, dict[str, float]]],
+        left: float,
+        k: int,
+        allowed: set[str] | None,
+    ) -> dict[str, float]:
+        """The terms left add only to the tools that can still reach the top ``k``."""
+        threshold = self._threshold(scores, k, allowed)
+        scores = {name: score for name, score in scores.items() if score + left >= threshold}
+        for _, rarity, postings in rest:
+            if len(postings) < len(scores):
+                for name, weight in postings.items():
+                    if name in scores:
+                        scores[name] += rarity * weight
+            else:
+                for name in scores:
+                    found = postings.get(name)
+                    if found is not None:
+                        scores[name] += rarity * found
+        return scores
+
+    def _threshold(self, scores: dict[str, float], k: int, allowed: set[str] | None) -> float:
+        """A lower bound of the k-th best final score among the tools that may be returned."""
+        for width in (k, 4 * k):
+            best = heapq.nlargest(width, scores.items(), key=_second)
+            eligible = [score for name, score in best if self._eligible(name, allowed)]
+            if len(eligible) >= k:
+                return eligible[k - 1]
+        return 0.0  # too few of the best may be returned: no tool can be ruled out
+
+    def _eligible(self, name: str, allowed: set[str] | None) -> bool:
+        return (allowed is None or name in allowed) and self._docs[name].tool.enabled
+
+    def _top(
+        self, scores: dict[str, float], k: int, allowed: set[str] | None
+    ) -> list[Tool[..., Any]]:
+        """The best ``k`` that may be returned, best first, ties in registration order."""
+        order, width = self._catalog.order, k
+        while True:
+            best = heapq.nlargest(width, scores.items(), key=_second)
+            eligible = [(n, s) for n, s in best if self._eligible(n, allowed)]
+            if len(eligible) >= k or len(best) == len(scores):
+                break
+            width *= 4
+        if len(eligible) >= k:  # every tool tied with the k-th competes for its place
+            last = eligible[k - 1][1]
+            eligible = [
+                (n, s) for n, s in scores.items() if s >= last and self._eligible(n, allowed)
+            ]
+        eligible.sort(key=lambda item: (-item[1], order[item[0]]))
+        return [self._docs[name].tool for name, _ in eligible[:k]]
+
+    def _refresh(self) -> None:
+        if self._stale:
+            stale, self._stale = self._stale, set()
+            tools = self._catalog.tools
+            added = []
+            for name in stale:
+                old = self._docs.get(name)
+                new = tools.get(name)
+                if old is not None and old.tool is new:
+                    continue
+                if old is not None:
+                    self._drop(name, old)
+                if new is not None:
+                    doc = self._docs[name] = _Doc(new)
+                    self._sums = [a + b for a, b in zip(self._sums, doc.lengths, strict=True)]
+                    added.append(doc)
+            current = averages(self._sums, len(self._docs))
+            if _drifted(self._weighted_at, current):
+                self._reweigh(current)
+            else:
+                for doc in added:
+                    self._weigh(doc, self._weighted_at)
+
+    def _drop(self, name: str, doc: _Doc) -> None:
+        del self._docs[name]
+        self._sums = [a - b for a, b in zip(self._sums, doc.lengths, strict=True)]
+        for term in doc.terms():
+            postings = self._postings.get(term)
+            if postings is not None:
+                postings.pop(name, None)
+                if not postings:
+                    del self._postings[term]
+                    del self._max[term]
+
+    def _reweigh(self, current: tuple[float, ...]) -> None:
+        self._postings, self._max = {}, {}
+        self._weighted_at = current
+        for doc in self._docs.values():
+            self._weigh(doc, current)
+
+    def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> None:
+        name = doc.tool.name
+        postings, highest = self._postings, self._max
+        factors = norms(doc.lengths, at)
+        spread: dict[str, float] = {}
+        for counts, factor in zip(doc.counts, factors, strict=True):
+            get = spread.get
+            for term, count in counts.items():
+                spread[term] = get(term, 0.0) + count * factor
+        for term, total in spread.items():
+            weight = total / (K1 + total)
+            entry = postings.get(term)
+            if entry is None:
+                entry = postings[term] = {}
+            entry[name] = weight
+            if weight > highest.get(term, 0.0):
+                highest[term] = weight
+
+
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
+def _drifted(used: tuple[float, ...], current: tuple[float, ...]) -> bool:
+    if not used:
+        return True
+    return any(abs(c - u) > _DRIFT * max(u, 1.0) for u, c in zip(used, current, strict=True))

@@ -1,0 +1,144 @@
+"""Text into search terms: words in any script, names split, a light English stemmer.
+
+One function turns every text (a tool's name, its description, a query) into terms, so
+a query and a catalog always meet on the same ground:
+
+- words are runs of letters and digits in any script (``regex``'s ``\\p{L}``/``\\p{N}``),
+  case-folded;
+- identifiers are also split into their words (``get_weather``, ``getWeather``,
+  ``get-weather``, ``math.hypot``), and a name keeps its whole form as one more term;
+- scripts written without spaces (Chinese, Japanese, Thai, ...) give overlapping
+  character pairs (``天気予報`` → ``天気`` ``気予`` ``予報``), and each single
+  character as well, so a one-character query still meets them;
+- Latin words lose common English suffixes (``forecasts`` and ``forecasting`` →
+  ``forecast``), a few lines rather than a stemming library.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import chain
+
+import regex
+
+__all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "STOP_WORDS", "name_terms", "query_terms", "terms"]
+
+# A query is read up to this many characters and this many distinct terms: a 10 MB
+# query costs what a long paragraph costs.
+MAX_QUERY_CHARS = 4096
+MAX_QUERY_TERMS = 64
+
+# Runs of one kind: unspaced scripts (paired up), else letters/digits (words).
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー"
+_RUNS = regex.compile(rf"[{_UNSPACED}]+|[\p{{L}}\p{{M}}\p{{N}}]+", regex.V1)
+_ASCII_RUNS = re.compile(r"[A-Za-z0-9]+")  # the same runs, for ASCII text: 3x faster
+_IS_UNSPACED = regex.compile(rf"[{_UNSPACED}]")
+# Word boundaries inside an identifier: HTTPServer → HTTP Server, getX2 → get X2.
+_CAMEL = regex.compile(r"\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|\p{L}+")
+
+_STOP_TEXT = """a about above after again all also am an and any are as at be been before being
+    below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself
+    just me more most my no nor not now of off on once only or other our out over own
+    please same she should so some such than that the their them then there these they
+    this those through to too under until up very was we were what when where which while
+    who whom why will with would you your yours given using use want need like let know
+    tell help etc s t d ll re ve m"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def stem(word: str) -> str:
+    """``word`` without a common English inflection (only for ASCII words of 4+ letters)."""
+    if len(word) < 4 or not word.isalpha():
+        return word
+    for suffix, keep in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]  # calculate/calculating/calculated meet at "calculat"
+    return word
+
+
+_SUFFIXES = (
+    ("ational", 3),
+    ("ations", 3),
+    ("ation", 3),
+    ("ities", 3),
+    ("ity", 3),
+    ("ments", 3),
+    ("ment", 3),
+    ("ness", 3),
+    ("ings", 3),
+    ("ing", 3),
+    ("ies", 2),
+    ("ied", 2),
+    ("ers", 3),
+    ("er", 3),
+    ("ed", 3),
+    ("ly", 3),
+    ("es", 3),
+    ("s", 3),
+)
+
+# A run of letters → its terms, remembered: a catalog's vocabulary repeats (Zipf), so
+# most words are tokenised once. Bounded: cleared when full. One cache per stop flag.
+_CACHES: dict[bool, dict[str, tuple[str, ...]]] = {True: {}, False: {}}
+_CACHE_SIZE = 200_000
+
+
+def _run_terms(run: str, stop: bool) -> tuple[str, ...]:
+    """One run's terms: an identifier's words (and itself), or an unspaced run's pairs."""
+    if not run.isascii() and _IS_UNSPACED.match(run):
+        return (*run, *(run[i : i + 2] for i in range(len(run) - 1)))
+    if run.islower() or not any(c.isupper() for c in run):
+        parts = [run] if run.isalpha() or run.isdigit() else _CAMEL.findall(run)
+    else:
+        parts = _CAMEL.findall(run)
+    words = [part.casefold() for part in parts]
+    if len(parts) > 1:
+        words.append(run.casefold())
+    out = []
+    for word in words:
+        if word.isascii():
+            if stop and word in STOP_WORDS:
+                continue
+            word = stem(word)
+        out.append(word)
+    return tuple(out)
+
+
+def terms(text: str, *, stop: bool = True) -> list[str]:
+    """The search terms of ``text``, in order, with repeats (stop words dropped)."""
+    cache = _CACHES[stop]
+    runs = _ASCII_RUNS.findall(text) if text.isascii() else _RUNS.findall(text)
+    new = [run for run in runs if run not in cache]
+    if new:
+        if len(cache) + len(new) > _CACHE_SIZE:
+            cache.clear()
+            new = runs
+        for run in new:
+            cache[run] = _run_terms(run, stop)
+    return list(chain.from_iterable(map(cache.__getitem__, runs)))
+
+
+def name_terms(name: str) -> list[str]:
+    """A tool name's terms: its words (split at ``_ - .`` and camelCase) and itself."""
+    whole = name.casefold()
+    words = terms(name, stop=False)
+    return [*words, whole] if whole not in words else words
+
+
+def query_terms(query: str) -> list[str]:
+    """A query's distinct terms, bounded: at most `MAX_QUERY_TERMS`, from its first
+    `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names)."""
+    text = query[:MAX_QUERY_CHARS]
+    seen: dict[str, None] = {}
+    whole = text.strip().casefold()
+    if whole and len(whole) <= 128:
+        seen[whole] = None
+    for term in terms(text):
+        seen.setdefault(term, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return list(seen)
