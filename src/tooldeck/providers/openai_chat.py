@@ -12,7 +12,8 @@ from tooldeck._result import ToolResult, part_text
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
-from ._media import MB, Budget, Trailing, filename, not_sent, parts_of
+from ._media import Budget, Trailing, filename, not_sent, parts_of
+from ._openai import FILE_REQUEST_LIMIT, IMAGE_REQUEST_LIMIT, IMAGE_TYPES, reads_file
 from ._shared import CALL_TYPES, call, has_type, text
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -110,20 +111,6 @@ def write(calls: Sequence[ToolCall], results: Sequence[ToolResult], native: bool
     return messages
 
 
-# Sizes OpenAI takes in one request (checked on the data, before base64): images "up to
-# 50 MB total payload size per request" (developers.openai.com/api/docs/guides/images-vision);
-# files 50 MB (developers.openai.com/api/docs/guides/pdf-files); audio, with no figure
-# published for input_audio, shares the files' 50 MB.
-IMAGE_REQUEST_LIMIT = 50 * MB
-FILE_REQUEST_LIMIT = 50 * MB
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
-
-
-def _reads_file(mime: str) -> bool:
-    """The files sent: PDF (developers.openai.com/api/docs/guides/pdf-files) and text."""
-    return mime == "application/pdf" or mime.startswith("text/")
-
-
 AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}  # what input_audio's format says
 
 
@@ -170,7 +157,7 @@ class _Trailing(Trailing):
 
     def _file(self, part: Any) -> dict[str, Any] | str:
         """A file or audio value's part (data only: no URL in Chat Completions)."""
-        if part.kind == "file" and not _reads_file(part.mime_type):
+        if part.kind == "file" and not reads_file(part.mime_type):
             return not_sent(part, "OpenAI reads PDF and text files only")
         if part.url is not None:
             return not_sent(part, "Chat Completions takes files and audio as data only")

@@ -12,7 +12,8 @@ from tooldeck._result import ToolResult
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
-from ._media import MB, Budget, Texts, filename, not_sent, parts_of
+from ._media import Budget, Texts, filename, not_sent, parts_of
+from ._openai import FILE_REQUEST_LIMIT, IMAGE_REQUEST_LIMIT, IMAGE_TYPES, reads_file
 from ._shared import call, has_type, read_typed, text
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -65,21 +66,6 @@ def write(calls: Sequence[ToolCall], results: Sequence[ToolResult], native: bool
     return items
 
 
-# Sizes OpenAI takes in one request (checked on the data, before base64): images "up to
-# 50 MB total payload size per request" (developers.openai.com/api/docs/guides/images-vision,
-# "Image input requirements"); files 50 MB per file and per request
-# (developers.openai.com/api/docs/guides/pdf-files, "File size limits").
-IMAGE_REQUEST_LIMIT = 50 * MB
-FILE_REQUEST_LIMIT = 50 * MB
-# The image types OpenAI reads (the same guide): PNG, JPEG, WebP, non-animated GIF.
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
-
-
-def _reads_file(mime: str) -> bool:
-    """The files sent: PDF (developers.openai.com/api/docs/guides/pdf-files) and text."""
-    return mime == "application/pdf" or mime.startswith("text/")
-
-
 class _Limits:
     __slots__ = ("files", "images")
 
@@ -117,7 +103,7 @@ def _item(part: Any, limits: _Limits) -> dict[str, Any] | str:
             return not_sent(part, "over OpenAI's 50 MB image limit per request")
         return {"type": "input_image", "image_url": part.data_url(), "detail": "auto"}
     if part.kind == "file":
-        if not _reads_file(part.mime_type):
+        if not reads_file(part.mime_type):
             return not_sent(part, "OpenAI reads PDF and text files only")
         if part.url is not None:
             return {"type": "input_file", "file_url": part.url}
