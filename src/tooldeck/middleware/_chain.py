@@ -13,7 +13,9 @@ step per middleware, the first listed outermost, ending in the tool's own pipeli
   blocking ``call_next`` never blocks the event loop; the rest of the chain runs from
   that thread as on a sync face (async parts on the background loop). One thread per
   call however many sync middleware follow, and never a wait for another worker of the
-  same pool, so a burst of calls cannot deadlock it.
+  same pool, so a burst of calls cannot deadlock it;
+* a `DualMiddleware` (the built-ins) has a form for each: its sync form on the sync
+  faces, its async form on the async faces, both inline.
 
 Every step turns what its middleware raised into a failed `ToolResult` (what the
 middleware outside it receives from ``call_next``), and what is not a `ToolResult`
@@ -45,6 +47,7 @@ from tooldeck._threads import to_thread
 from tooldeck._tool import Tool
 
 from ._call import BY_NAME, Call, Source, new_call
+from ._dual import is_dual
 
 __all__ = ["Chain", "Middleware", "check_middleware", "start"]
 
@@ -73,7 +76,11 @@ class Chain:
         first_async: tuple[Any, Any, str] | None = None
         for mw in reversed(self.middleware):
             label = _label(mw)
-            if is_async_callable(mw):
+            if is_dual(mw):  # each face runs its own form, inline
+                first, first_async = (mw, sync_step, label), (mw.acall, async_step, label)
+                sync_step = _sync_step(mw, label, sync_step)
+                async_step = _async_step(mw.acall, label, async_step)
+            elif is_async_callable(mw):
                 first, first_async = None, (mw, async_step, label)
                 async_step = _async_step(mw, label, async_step)
                 sync_step = _sync_of_async(async_step)
