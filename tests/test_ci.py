@@ -1,4 +1,4 @@
-"""CI runs the suite on the oldest and the newest supported Python, after the README's run.
+"""CI runs the suite on the oldest and the newest supported Python, beside the README's run.
 
 The supported versions are pyproject's ``Programming Language :: Python :: 3.N``
 classifiers, the oldest being ``requires-python``'s bound too; ``.ci/run`` must name
@@ -52,7 +52,7 @@ def test_ci_runs_the_oldest_and_the_newest_python() -> None:
     assert ci_versions() == [versions[0], versions[-1]]
 
 
-def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> None:
+def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own() -> None:
     script = CI.read_text(encoding="utf-8")
     _install_and_run, test = quick_start_commands()
     loop = script.index("for version in ")
@@ -67,9 +67,11 @@ def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own_after_the_readme() -> No
     assert '"$1" -m venv "$2" && "$2/bin/pip" install -q -e ".[dev]"' in define
     assert "not found" in body  # a missing version is said, and the loop goes on
     assert "continue" in body
-    # Their suites run after the README's (the one CI runs first), in their venvs.
-    readme_run = script.index(test + " ")
-    assert readme_run < script.index('"$venv/bin/python" -m pytest', readme_run)
+    # Each suite runs in its venv, once it is installed, beside the README's commands.
+    assert 'dev_venv "$python" "$venv" >"$ci/py$version.install.log" 2>&1 || exit 3' in body
+    assert '"$venv/bin/python" -m pytest -n 0 "${ignore[@]}"' in body
+    assert body.index("dev_venv") < body.index("-m pytest") < body.index(") >")
+    assert script.index(body) < script.index(test + " ")
 
 
 def test_ci_never_touches_the_checkouts_venv() -> None:
