@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from typing_extensions import ParamSpec, Self
 
 from ._base_registry import BaseRegistry, Match, Tags
-from ._tool import Tool
+from ._tool import Approval, Tool
 
 if TYPE_CHECKING:
     import fastmcp  # noqa: TID251 - a type only; tooldeck.mcp does the importing
@@ -254,6 +254,7 @@ def tool(
     enabled: bool = True,
     replace: bool = False,
     annotations: Mapping[str, Any] | None = None,
+    requires_approval: Approval = False,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -262,7 +263,7 @@ def tool(func: Any = None, /, **options: Any) -> Any:
 
     ``@tool``, ``@tool(...)`` and ``@tool("name")`` all work. Options: ``name``,
     ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``,
-    ``annotations`` (MCP tool annotations).
+    ``annotations`` (MCP tool annotations), ``requires_approval`` (docs/approval.md).
     """
     return ToolRegistry.default().tool(func, **options)
 
