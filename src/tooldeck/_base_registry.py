@@ -321,6 +321,23 @@ class BaseRegistry(Turns):
             return ToolCallBatch._read(self, None, [], context)
         return ToolCallBatch._read(self, found, calls, context)
 
+    def load_tool_calls(
+        self, text: str | bytes, /, *, key: bytes | None = None, context: Context = None
+    ) -> ToolCallBatch:
+        """A batch from ``batch.to_json()``'s text, read again against this registry.
+
+        The calls are validated again, and which need approval decided again (a policy
+        sees ``context``); a call of a tool this registry no longer has is answered as a
+        failure. With ``key``, the text must carry a matching signature, and the
+        decisions it records stand; without, every call that needs approval is pending
+        again. ``context`` is what the calls get when they run (the text holds none).
+
+        Raises:
+            ValueError: not a batch's text, or (with ``key``) its signature does not match.
+            TypeError: ``text`` is not a str or bytes, or ``key`` not bytes.
+        """
+        return ToolCallBatch._load(self, text, key, context)
+
     # -- exporting ----------------------------------------------------------------------
 
     def export(

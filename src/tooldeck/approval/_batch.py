@@ -27,6 +27,7 @@ from tooldeck.providers import PROVIDERS
 
 from ._policy import edited, read_call
 from ._record import BatchCall, declined
+from ._text import Decision, dump, parse
 
 __all__ = ["ToolCallBatch", "Turn"]
 
@@ -90,6 +91,33 @@ class ToolCallBatch:
         ]
         return cls(registry, format, records, context)
 
+    @classmethod
+    def _load(
+        cls, registry: Turn, text: str | bytes, key: bytes | None, context: Context
+    ) -> ToolCallBatch:
+        """`to_json`'s text read again against ``registry`` (see ``load_tool_calls``)."""
+        parsed = parse(text, key)
+        batch = cls._read(registry, parsed.format, parsed.calls, context)
+        if [call.id for call in batch._calls] != parsed.ids:
+            raise ValueError("not a tool-call batch: its call ids are not the ones it makes")
+        for call, decision in zip(batch._calls, parsed.decisions or (), strict=False):
+            batch._redo(call, decision)
+        return batch
+
+    def _redo(self, call: BatchCall, decision: Decision) -> None:
+        """A decision the signed text records, made again on the call as read now.
+
+        A decline or an answer stands whatever the call is now (nothing runs); an
+        approval stands for a call that can run (edits validated again); a failure or a
+        wait is what reading the call now says.
+        """
+        status = decision.status
+        if status in ("rejected", "answered"):
+            call._settle(status, decision.message)  # type: ignore[arg-type]
+        elif status == "approved" and call.status in ("pending", "ready"):
+            call._settle("pending")
+            self._approve(call, decision.edited if decision.has_edits else None)
+
     # -- what it holds ------------------------------------------------------------------
 
     @property
@@ -121,17 +149,19 @@ class ToolCallBatch:
             ValueError: no call has that id, or it is not pending.
         """
         with self._lock:
-            call = self._pending(id)
-            if arguments is None:
-                call._settle("approved")
-                return
-            tool = call.tool
-            problem = edited(tool, arguments) if tool is not None else "no tool"
-            if problem is not None:
-                call._settle("failed", problem)
-                return
-            call._arguments = arguments if isinstance(arguments, str) else copy.deepcopy(arguments)
+            self._approve(self._pending(id), arguments)
+
+    def _approve(self, call: BatchCall, arguments: Any) -> None:
+        if arguments is None:
             call._settle("approved")
+            return
+        tool = call.tool
+        problem = edited(tool, arguments) if tool is not None else "no tool"
+        if problem is not None:
+            call._settle("failed", problem)
+            return
+        call._arguments = arguments if isinstance(arguments, str) else copy.deepcopy(arguments)
+        call._settle("approved")
 
     def reject(self, id: str, message: str | None = None) -> None:
         """Do not run the pending call ``id``: the model reads ``"Error: <message>"``
@@ -176,6 +206,26 @@ class ToolCallBatch:
         """The pending call ``id`` cannot run (an ``approve`` callable that failed)."""
         with self._lock:
             self._pending(id)._settle("failed", message)
+
+    # -- as text ------------------------------------------------------------------------
+
+    def to_json(self, key: bytes | None = None) -> str:
+        """The batch as JSON text, for ``registry.load_tool_calls`` in another process or
+        request: the calls and the decisions so far, never a context value.
+
+        Decisions in the text count only when it is signed: with ``key`` (bytes kept
+        secret on the server), the text carries an HMAC that loading with the same key
+        checks. Unsigned text loads with every call that needs approval pending again.
+
+        Raises:
+            RuntimeError: the batch has run (its text would run its calls again).
+            TypeError: ``key`` is not bytes.
+            ValueError: ``key`` is empty, or the reply's arguments are not JSON.
+        """
+        with self._lock:
+            if self._ran:
+                raise RuntimeError("this batch has run: its text would run its calls again")
+            return dump(self._format, self._calls, key)
 
     # -- running ------------------------------------------------------------------------
 
