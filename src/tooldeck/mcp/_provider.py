@@ -36,6 +36,7 @@ from tooldeck._result import ToolResult, clip, failure_text, outside_text, probl
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
+from ._approval import refusal
 from ._media_content import media_result, structured_form
 from ._proxy import ProxyTool
 from ._results import output_problems
@@ -125,6 +126,12 @@ class ServedTool(FastMCPTool):
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
         tool = self._tool
+        if tool._approval is not None:  # asked before anything runs (mcp/_approval.py)
+            refused = await self._unapproved(arguments)
+            if isinstance(refused, str):
+                return _error(refused)
+            if refused is not None:  # the question to the client, first (SEP-2322)
+                return refused
         chain = self._registry._chain if self._registry is not None else None
         if chain is None and isinstance(tool, ProxyTool):
             return _handed_on(await tool.reply(arguments))  # exactly what the server sent
@@ -141,6 +148,16 @@ class ServedTool(FastMCPTool):
         if raw is not None:
             return _handed_on(raw)
         return self._served(outcome)
+
+    async def _unapproved(self, arguments: dict[str, Any]) -> str | FastMCPResult | None:
+        """Why a call of a tool that needs approval may not run, or the question to
+        ask the client first (``None``: it may run)."""
+        try:
+            context = await self._request_context(every_tool=True)  # a policy reads it
+        except Exception as exc:
+            message = outside_text(failure_text(exc))
+            return f"Tool '{clip(self._tool.name)}' has no context for this request: {message}"
+        return await refusal(self._tool, arguments, context)
 
     def _served(self, outcome: ToolResult) -> FastMCPResult:
         """A tool's result as MCP content (and structured content when its schema says)."""
