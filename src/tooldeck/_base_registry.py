@@ -14,16 +14,13 @@ from typing import Any, Literal, TypeVar, overload
 from typing_extensions import ParamSpec
 
 from ._agently import agently_info
-from ._calling import Context
 from ._catalog import Catalog, Match, Tags
 from ._schema import build_spec
 from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
 from ._tool import Approval, BaseTool, Strict, Tool, check_strict, normalise_tags
-from ._tool_calls import read_tool_calls
 from ._turns import Turns
-from .approval import ToolCallBatch
 from .errors import ToolDefinitionError
 from .middleware._chain import Chain, Middleware
 
@@ -298,45 +295,6 @@ class BaseRegistry(Turns):
         from .search import search  # the index is imported on the first search only
 
         return search(self._catalog, query, k, tags, match)
-
-    # -- approval (tooldeck.approval) -----------------------------------------------------
-
-    def prepare_tool_calls(
-        self, reply: Any, /, *, context: Context = None, format: str | None = None
-    ) -> ToolCallBatch:
-        """Read a model's reply into a `ToolCallBatch`: every call validated, nothing run.
-
-        The calls whose tool needs approval (``requires_approval``) wait in
-        ``batch.pending`` for a decision; ``batch.run()`` then answers every call, as
-        `run_tool_calls` does (docs/approval.md). ``reply`` and ``format`` as for
-        `run_tool_calls`; ``context`` is what a policy sees, and what the calls get
-        when they run.
-
-        Raises:
-            TypeError: ``reply`` is no model's reply.
-            ValueError: an unknown ``format``.
-        """
-        found, calls = read_tool_calls(reply, format)
-        if not calls:  # a reply without calls: a batch without a format, answering []
-            return ToolCallBatch._read(self, None, [], context)
-        return ToolCallBatch._read(self, found, calls, context)
-
-    def load_tool_calls(
-        self, text: str | bytes, /, *, key: bytes | None = None, context: Context = None
-    ) -> ToolCallBatch:
-        """A batch from ``batch.to_json()``'s text, read again against this registry.
-
-        The calls are validated again, and which need approval decided again (a policy
-        sees ``context``); a call of a tool this registry no longer has is answered as a
-        failure. With ``key``, the text must carry a matching signature, and the
-        decisions it records stand; without, every call that needs approval is pending
-        again. ``context`` is what the calls get when they run (the text holds none).
-
-        Raises:
-            ValueError: not a batch's text, or (with ``key``) its signature does not match.
-            TypeError: ``text`` is not a str or bytes, or ``key`` not bytes.
-        """
-        return ToolCallBatch._load(self, text, key, context)
 
     # -- exporting ----------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
 """A model's turn: the tool calls of one reply read, run and answered in its format.
 
-`Turns` adds the agent loop's two faces to a registry's call-by-name faces
+`Turns` adds the agent loop's faces to a registry's call-by-name faces
 (`tooldeck._named_calls`): `run_tool_calls` and its async twin read a reply
 (`tooldeck._tool_calls`), run its calls concurrently (`tooldeck._tool_calls_run`), each
 through `execute` and the registry's middleware, and write the answers (each provider's
 ``write``). A turn calling a tool that needs approval takes `tooldeck.approval`'s path:
-its calls are read into a batch, decided, then run the same way.
+its calls are read into a batch, decided, then run the same way; `prepare_tool_calls`
+and `load_tool_calls` give that batch to the program, to decide when it can.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ._running import Arguments
 from ._threads import CallTimeout
 from ._tool_calls import read_tool_calls
 from ._tool_calls_run import check_max_concurrency, native_media, run_calls, run_calls_sync
+from .approval import ToolCallBatch
+from .approval._inline import arun_approved, run_approved
 from .providers import PROVIDERS
 
 __all__ = ["Approve", "Turns"]
@@ -133,8 +136,6 @@ class Turns(NamedCalls):
         if found is None or not calls:
             return []
         if self._gated and _calls_any(calls, self._gated):
-            from .approval._inline import run_approved
-
             return run_approved(self, found, calls, context, max_concurrency, native, approve)
         results = self._turn_results_sync(found, calls, context, max_concurrency)
         return PROVIDERS[found].write(calls, results, native)
@@ -181,8 +182,6 @@ class Turns(NamedCalls):
         if found is None or not calls:
             return []
         if self._gated and _calls_any(calls, self._gated):
-            from .approval._inline import arun_approved
-
             return await arun_approved(
                 self, found, calls, context, max_concurrency, native, approve
             )
@@ -204,6 +203,45 @@ class Turns(NamedCalls):
             ]
         execute = functools.partial(self._execute_turn, context=context, format=format)
         return await run_calls(calls, execute, max_concurrency)
+
+    # -- a turn decided first (tooldeck.approval) -------------------------------------------
+
+    def prepare_tool_calls(
+        self, reply: Any, /, *, context: Context = None, format: str | None = None
+    ) -> ToolCallBatch:
+        """Read a model's reply into a `ToolCallBatch`: every call validated, nothing run.
+
+        The calls whose tool needs approval (``requires_approval``) wait in
+        ``batch.pending`` for a decision; ``batch.run()`` then answers every call, as
+        `run_tool_calls` does (docs/approval.md). ``reply`` and ``format`` as for
+        `run_tool_calls`; ``context`` is what a policy sees, and what the calls get
+        when they run.
+
+        Raises:
+            TypeError: ``reply`` is no model's reply.
+            ValueError: an unknown ``format``.
+        """
+        found, calls = read_tool_calls(reply, format)
+        if not calls:  # a reply without calls: a batch without a format, answering []
+            return ToolCallBatch._read(self, None, [], context)
+        return ToolCallBatch._read(self, found, calls, context)
+
+    def load_tool_calls(
+        self, text: str | bytes, /, *, key: bytes | None = None, context: Context = None
+    ) -> ToolCallBatch:
+        """A batch from ``batch.to_json()``'s text, read again against this registry.
+
+        The calls are validated again, and which need approval decided again (a policy
+        sees ``context``); a call of a tool this registry no longer has is answered as a
+        failure. With ``key``, the text must carry a matching signature, and the
+        decisions it records stand; without, every call that needs approval is pending
+        again. ``context`` is what the calls get when they run (the text holds none).
+
+        Raises:
+            ValueError: not a batch's text, or (with ``key``) its signature does not match.
+            TypeError: ``text`` is not a str or bytes, or ``key`` not bytes.
+        """
+        return ToolCallBatch._load(self, text, key, context)
 
 
 def _check_turn(max_concurrency: object, approve: object) -> None:
