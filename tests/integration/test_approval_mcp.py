@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -21,7 +21,7 @@ pytest.importorskip("fastmcp")
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
-from tooldeck import ToolRegistry
+from tooldeck import Injected, ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,10 +36,10 @@ def make_registry(ran: list[Any]) -> ToolRegistry:
         return f"deleted {name}"
 
     @registry.tool(requires_approval=lambda arguments, context: context.get("user") != "admin")
-    def restart(service: str) -> str:
+    def restart(service: str, user: Annotated[str, Injected] = "nobody") -> str:
         """Restart a service."""
         ran.append(service)
-        return f"restarted {service}"
+        return f"{user} restarted {service}"
 
     return registry
 
@@ -87,13 +87,13 @@ async def test_a_served_tool_asks_the_client(
 async def test_the_policy_sees_the_served_context_and_bad_arguments_are_refused() -> None:
     ran: list[Any] = []
     registry = make_registry(ran)
-    users = iter(["admin", "guest", "guest"])
+    users = iter(["admin", "guest", "guest"])  # read once per call, by policy and tool alike
     server = registry.as_mcp_server(context=lambda ctx: {"user": next(users)})
     async with Client(server) as client:  # no elicitation: only the admin's call runs
         first = await client.call_tool("restart", {"service": "db"}, raise_on_error=False)
         second = await client.call_tool("restart", {"service": "db"}, raise_on_error=False)
         bad = await client.call_tool("delete_branch", {"name": 3}, raise_on_error=False)
-    assert first.content[0].text == "restarted db"  # type: ignore[union-attr]
+    assert first.content[0].text == "admin restarted db"  # type: ignore[union-attr]
     assert second.content[0].text == "Tool 'restart' needs approval"  # type: ignore[union-attr]
     assert bad.is_error and "Invalid arguments for tool 'delete_branch'" in bad.content[0].text  # type: ignore[union-attr]
     assert ran == ["db"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, final
 
 from tooldeck._calling import Context
@@ -160,7 +160,9 @@ class ToolCallBatch:
         if problem is not None:
             call._settle("failed", problem)
             return
-        call._arguments = arguments if isinstance(arguments, str) else copy.deepcopy(arguments)
+        if isinstance(arguments, Mapping):  # a copy: changing it later changes nothing
+            arguments = copy.deepcopy(dict(arguments))
+        call._arguments = arguments
         call._settle("approved")
 
     def reject(self, id: str, message: str | None = None) -> None:
