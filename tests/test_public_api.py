@@ -17,6 +17,7 @@ PUBLIC = [
     "Image",
     "Injected",
     "Tool",
+    "ToolCallBatch",
     "ToolDeckError",
     "ToolDefinitionError",
     "ToolNotFoundError",

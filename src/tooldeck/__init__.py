@@ -15,6 +15,7 @@ from ._result import ToolResult
 from ._shifting import asyncify, syncify
 from ._threads import abandoned_threads
 from ._tool import BaseTool, Tool
+from .approval import ToolCallBatch
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
 from .middleware import Call
 
@@ -27,6 +28,7 @@ __all__ = [
     "Image",
     "Injected",
     "Tool",
+    "ToolCallBatch",
     "ToolDeckError",
     "ToolDefinitionError",
     "ToolNotFoundError",

@@ -15,12 +15,12 @@ from typing_extensions import ParamSpec
 
 from ._agently import agently_info
 from ._catalog import Catalog, Match, Tags
-from ._named_calls import NamedCalls
 from ._schema import build_spec
 from ._schema_tools import from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
-from ._tool import BaseTool, Strict, Tool, check_strict, normalise_tags
+from ._tool import Approval, BaseTool, Strict, Tool, check_strict, normalise_tags
+from ._turns import Turns
 from .errors import ToolDefinitionError
 from .middleware._chain import Chain, Middleware
 
@@ -33,12 +33,13 @@ MW = TypeVar("MW", bound=Callable[..., Any])
 EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
 
 
-class BaseRegistry(NamedCalls):
+class BaseRegistry(Turns):
     """A set of tools: register, query by tag, call by name, export."""
 
     def __init__(self, *, middleware: Iterable[Middleware] | None = None) -> None:
         self._catalog = Catalog()
         self._tools = self._catalog.tools  # the call path's lookup, one attribute away
+        self._gated = self._catalog.gated  # the names of tools that need approval
         self._lock = self._catalog.lock
         self._mcp_state: Any = None  # a slot the MCP edge (tooldeck.mcp) owns
         if isinstance(middleware, (str, bytes)) or callable(middleware):
@@ -82,6 +83,7 @@ class BaseRegistry(NamedCalls):
         enabled: bool = True,
         replace: bool = False,
         annotations: Mapping[str, Any] | None = None,
+        requires_approval: Approval = False,
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
@@ -89,7 +91,8 @@ class BaseRegistry(NamedCalls):
 
         Works bare (``@registry.tool``) and with options (``@registry.tool(tags=[...])``).
         Options: ``name``, ``description``, ``tags``, ``args_schema``, ``timeout``,
-        ``enabled``, ``replace``, ``annotations`` (MCP tool annotations).
+        ``enabled``, ``replace``, ``annotations`` (MCP tool annotations),
+        ``requires_approval`` (docs/approval.md).
         """
         if isinstance(func, str):  # @registry.tool("name"), as LangChain allows
             options["name"], func = func, None
@@ -117,6 +120,7 @@ class BaseRegistry(NamedCalls):
         enabled: bool = True,
         replace: bool = False,
         annotations: Mapping[str, Any] | None = None,
+        requires_approval: Approval | None = None,
     ) -> Tool[..., Any]:
         """Register a function, a `Tool` or a `BaseTool`; return the Tool.
 
@@ -147,6 +151,7 @@ class BaseRegistry(NamedCalls):
                 timeout=timeout,
                 enabled=enabled,
                 annotations=annotations,
+                requires_approval=requires_approval,
             )
         if isinstance(obj, Tool):
             new = obj
@@ -162,7 +167,13 @@ class BaseRegistry(NamedCalls):
                 returns=EMPTY if returns is None else returns,
             )
             new = Tool(
-                obj, tags=tags, timeout=timeout, enabled=enabled, annotations=annotations, spec=spec
+                obj,
+                tags=tags,
+                timeout=timeout,
+                enabled=enabled,
+                annotations=annotations,
+                spec=spec,
+                requires_approval=False if requires_approval is None else requires_approval,
             )
             extra_tags = None
         else:

@@ -47,6 +47,9 @@ class Catalog:
 
     def __init__(self) -> None:
         self.tools: dict[str, Tool[..., Any]] = {}  # read without the lock: lookups only
+        # The names of the tools that need approval (`requires_approval`): a model's turn
+        # that calls none of them (or a registry without any) takes its plain path.
+        self.gated: set[str] = set()
         self.lock = threading.RLock()
         self.order: dict[str, int] = {}  # name → when it was first registered
         self._counter = 0
@@ -91,6 +94,10 @@ class Catalog:
             self._counter += 1
             self.order[new.name] = self._counter
         self.tools[new.name] = new
+        if new._approval is not None:
+            self.gated.add(new.name)
+        else:
+            self.gated.discard(new.name)
         _hold(new, self)
         self._index(new)
         if self.search_index is not None:
@@ -104,6 +111,7 @@ class Catalog:
             _release(old, self)
             del self.tools[name]
             del self.order[name]
+            self.gated.discard(name)
             if self.search_index is not None:
                 self.search_index.touched(name)
             self.changed()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from typing_extensions import ParamSpec, Self
 
 from ._base_registry import BaseRegistry, Match, Tags
-from ._tool import Tool
+from ._tool import Approval, Tool
 
 if TYPE_CHECKING:
     import fastmcp  # noqa: TID251 - a type only; tooldeck.mcp does the importing
@@ -98,16 +98,24 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         replace: bool = False,
         timeout: float | None = 60.0,
         prefix: str = "",
+        requires_approval: Approval = False,
     ) -> list[Tool[..., Any]]:
         """Import an MCP server's tools as proxies (see `tooldeck.mcp.use_mcp`).
 
         ``timeout`` bounds the import and every proxied call (``None``: no bound);
-        ``prefix`` is put before every remote name (``"git_"`` → ``git_status``).
+        ``prefix`` is put before every remote name (``"git_"`` → ``git_status``);
+        ``requires_approval`` applies to every proxy (docs/approval.md).
         """
         from . import mcp
 
         return mcp.use_mcp(
-            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+            self,
+            transport,
+            tags=tags,
+            replace=replace,
+            timeout=timeout,
+            prefix=prefix,
+            requires_approval=requires_approval,
         )
 
     async def async_use_mcp(
@@ -118,12 +126,19 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         replace: bool = False,
         timeout: float | None = 60.0,
         prefix: str = "",
+        requires_approval: Approval = False,
     ) -> list[Tool[..., Any]]:
         """Async twin of `use_mcp`."""
         from . import mcp
 
         return await mcp.async_use_mcp(
-            self, transport, tags=tags, replace=replace, timeout=timeout, prefix=prefix
+            self,
+            transport,
+            tags=tags,
+            replace=replace,
+            timeout=timeout,
+            prefix=prefix,
+            requires_approval=requires_approval,
         )
 
     def as_mcp_server(
@@ -254,6 +269,7 @@ def tool(
     enabled: bool = True,
     replace: bool = False,
     annotations: Mapping[str, Any] | None = None,
+    requires_approval: Approval = False,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -262,7 +278,7 @@ def tool(func: Any = None, /, **options: Any) -> Any:
 
     ``@tool``, ``@tool(...)`` and ``@tool("name")`` all work. Options: ``name``,
     ``description``, ``tags``, ``args_schema``, ``timeout``, ``enabled``, ``replace``,
-    ``annotations`` (MCP tool annotations).
+    ``annotations`` (MCP tool annotations), ``requires_approval`` (docs/approval.md).
     """
     return ToolRegistry.default().tool(func, **options)
 

@@ -36,11 +36,25 @@ from ._spec import ToolSpec, check_annotations
 from .errors import ToolDefinitionError
 from .exporters import export_tool
 
-__all__ = ["Arguments", "BaseTool", "Context", "Strict", "Tool", "check_strict", "normalise_tags"]
+__all__ = [
+    "Approval",
+    "Arguments",
+    "BaseTool",
+    "Context",
+    "Strict",
+    "Tool",
+    "check_strict",
+    "normalise_tags",
+]
 
 # `strict=` of every export: OpenAI's strict mode, or not, or strict for the tools that
 # can be and not for the others (with a warning naming them).
 Strict = bool | Literal["best-effort"]
+
+
+# `requires_approval=`: a call needs a person's yes (True), or a policy decides per call
+# from the validated arguments and the call's context.
+Approval = bool | Callable[[dict[str, Any], Mapping[str, Any]], bool]
 
 
 def check_strict(strict: Any) -> None:
@@ -112,6 +126,9 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         annotations: MCP tool annotations: ``title`` (a ``str``) and the hints
             ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
             ``openWorldHint`` (``bool``s). Exported in the ``mcp`` format and served.
+        requires_approval: ``True`` when a person must approve each call a model asks
+            for, or a policy ``(arguments, context) -> bool`` deciding per call from
+            the validated arguments (docs/approval.md).
 
     Attributes:
         max_argument_bytes: The largest JSON text accepted as arguments, in bytes
@@ -124,6 +141,8 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
 
     max_argument_bytes: int | None = 1 << 20
     max_abandoned_threads: int | None = 32
+    # None (no approval), True, or the policy (`_check_approval`): read on the turn's path
+    _approval: Any = None
 
     def __init__(
         self,
@@ -137,6 +156,7 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         enabled: bool = True,
         annotations: Mapping[str, Any] | None = None,
         spec: ToolSpec | None = None,
+        requires_approval: Approval = False,
     ) -> None:
         if spec is None:
             spec = build_spec(func, name=name, description=description, args_schema=args_schema)
@@ -146,6 +166,7 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
         self._tags = normalise_tags(tags)
         self._enabled = bool(enabled)
         self._timeout = _check_timeout(timeout, spec.name)
+        self._approval = _check_approval(requires_approval, spec.name)
         self._validate_dict = spec.validate_python  # one lookup on the hot path
         self._injected = spec.injected
         self._pick_paths()
@@ -247,6 +268,12 @@ class Tool(CallFaces, BaseTool, Generic[P, R]):
     def timeout(self) -> float | None:
         """Seconds a call may take, or ``None``."""
         return self._timeout
+
+    @property
+    def requires_approval(self) -> Approval:
+        """``True``, ``False``, or the policy deciding per call (docs/approval.md)."""
+        approval = self._approval
+        return False if approval is None else approval
 
     @property
     def is_async(self) -> bool:
@@ -359,6 +386,27 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
             f"timeout must be a positive number of seconds, got {timeout!r}", tool=name
         )
     return float(timeout)
+
+
+def _check_approval(value: Any, name: str) -> Any:
+    """``requires_approval=``: ``None`` (no approval), ``True``, or a sync policy."""
+    if isinstance(value, bool):
+        return True if value else None
+    if not callable(value):
+        raise ToolDefinitionError(
+            "requires_approval must be True, False or a callable (arguments, context) -> bool, "
+            f"got {value!r}",
+            tool=name,
+        )
+    if inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(
+        getattr(value, "__call__", None)  # noqa: B004 - an async __call__ is what is refused
+    ):
+        raise ToolDefinitionError(
+            "requires_approval takes a sync policy (arguments, context) -> bool, not an "
+            "async one: it is asked when the calls are read, before anything runs",
+            tool=name,
+        )
+    return value
 
 
 def _wrap(tool: Tool[Any, Any], func: Callable[..., Any]) -> None:

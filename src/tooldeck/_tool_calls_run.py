@@ -17,12 +17,13 @@ from typing import Any
 
 from . import _shifting
 from ._reply_fields import ToolCall
-from ._result import ToolResult, failure_text, outside_text
+from ._result import ToolResult, clip, failure_text, outside_text
 from ._threads import CallTimeout
 
 __all__ = [
     "TurnWatch",
     "check_max_concurrency",
+    "native_media",
     "run_calls",
     "run_calls_sync",
 ]
@@ -172,3 +173,13 @@ def check_max_concurrency(value: object) -> None:
         raise TypeError(f"max_concurrency must be a positive int or None, not {value!r}")
     if value < 1:
         raise ValueError(f"max_concurrency must be a positive int or None, not {value!r}")
+
+
+def native_media(media: object) -> bool:
+    """``media=``: ``"native"`` → True, ``"text"`` → False; anything else is refused."""
+    if isinstance(media, str):  # a str subclass: its characters, none of its methods
+        text = media if type(media) is str else str.__getitem__(media, slice(None))
+        if text in ("native", "text"):
+            return text == "native"
+    shown = repr(media) if type(media) is str else clip(media)
+    raise ValueError(f"media must be 'native' or 'text', not {shown}")

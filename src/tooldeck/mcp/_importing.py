@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tooldeck._spec import NAME_RULE
-from tooldeck._tool import Tool, normalise_tags
+from tooldeck._tool import Approval, Tool, _check_approval, normalise_tags
 from tooldeck.errors import (
     DuplicateToolError,
     MCPAuthError,
@@ -77,6 +77,7 @@ def use_mcp(
     replace: bool = False,
     timeout: float | None = CALL_TIMEOUT,
     prefix: str = "",
+    requires_approval: Approval = False,
 ) -> list[Tool[..., Any]]:
     """Register a proxy for each tool of an MCP server; return the proxies.
 
@@ -91,6 +92,9 @@ def use_mcp(
             ``None`` waits forever.
         prefix: Put before every remote name (``"git_"``: ``status`` → ``git_status``),
             so many servers can sit behind one registry.
+        requires_approval: Every proxy needs a person's approval when a model calls it
+            (``True``), or a policy ``(arguments, context) -> bool`` decides per call
+            (docs/approval.md).
 
     Raises:
         MCPConnectionError: The server could not be reached or listed (an
@@ -100,7 +104,7 @@ def use_mcp(
             earlier proxies (nothing is registered).
         ImportError: ``fastmcp`` is not installed.
     """
-    job = _Import(registry, transport, tags, replace, timeout, prefix)
+    job = _Import(registry, transport, tags, replace, timeout, prefix, requires_approval)
     try:
         return job.finish(_loop.call_sync(job.session.list_tools(), job.bound))
     except BaseException as exc:  # whatever failed: what this import started is stopped
@@ -117,9 +121,10 @@ async def async_use_mcp(
     replace: bool = False,
     timeout: float | None = CALL_TIMEOUT,
     prefix: str = "",
+    requires_approval: Approval = False,
 ) -> list[Tool[..., Any]]:
     """Async twin of `use_mcp`."""
-    job = _Import(registry, transport, tags, replace, timeout, prefix)
+    job = _Import(registry, transport, tags, replace, timeout, prefix, requires_approval)
     try:
         return job.finish(await _loop.call(job.session.list_tools(), job.bound))
     except BaseException as exc:  # whatever failed: what this import started is stopped
@@ -139,7 +144,9 @@ class _Import:
         replace: bool,
         timeout: float | None,
         prefix: str,
+        requires_approval: Approval = False,
     ) -> None:
+        self.approval = _check_approval(requires_approval, "use_mcp")  # before connecting
         require_fastmcp()
         self.registry = registry
         self.extra = normalise_tags(tags)
@@ -204,7 +211,7 @@ class _Import:
         anything is registered.
         """
         tools, rejected = listing
-        proxies, skipped = _proxies(self.session, tools, self.extra, self.prefix)
+        proxies, skipped = _proxies(self.session, tools, self.extra, self.prefix, self.approval)
         skipped = [f"{name!r} ({reason})" for name, reason in rejected] + skipped
         if skipped:
             warnings.warn(
@@ -247,7 +254,11 @@ def _check_prefix(prefix: Any) -> str:
 
 
 def _proxies(
-    session: Session, tools: Sequence[mcp_types.Tool], extra: tuple[str, ...], prefix: str
+    session: Session,
+    tools: Sequence[mcp_types.Tool],
+    extra: tuple[str, ...],
+    prefix: str,
+    approval: Any = None,
 ) -> tuple[list[ProxyTool], list[str]]:
     """A proxy per usable tool, and a note on each tool left out."""
     usable, skipped = [], []
@@ -264,7 +275,15 @@ def _proxies(
     for remote, name in zip(usable, local_names([t.name for t in usable], prefix), strict=True):
         tags = normalise_tags((*server_tags(remote.meta), *extra))
         try:
-            proxies.append(ProxyTool(session, remote, name=name, tags=tags))
+            proxies.append(
+                ProxyTool(
+                    session,
+                    remote,
+                    name=name,
+                    tags=tags,
+                    requires_approval=False if approval is None else approval,
+                )
+            )
         except Exception as exc:
             skipped.append(f"{remote.name!r} ({_unreadable(exc)})")
     return proxies, skipped

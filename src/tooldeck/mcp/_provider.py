@@ -36,6 +36,7 @@ from tooldeck._result import ToolResult, clip, failure_text, outside_text, probl
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
+from ._approval import refusal
 from ._media_content import media_result, structured_form
 from ._proxy import ProxyTool
 from ._results import output_problems
@@ -50,6 +51,7 @@ __all__ = ["RegistryProvider", "ServedTool", "new_server"]
 
 Problems = Callable[[Any], list[str]]
 _SERVED = (None, None, "mcp")  # a served call's origin, as middleware sees it
+_UNREAD: Any = object()  # a request's context, not read yet
 
 # One compiled output-schema check per tool (and per export of it).
 _CHECKS: weakref.WeakKeyDictionary[Tool[..., Any], tuple[Any, Problems]] = (
@@ -125,14 +127,25 @@ class ServedTool(FastMCPTool):
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
         tool = self._tool
+        context: Any = _UNREAD
+        if tool._approval is not None:  # asked before anything runs (mcp/_approval.py)
+            try:
+                context = await self._request_context(every_tool=True)  # a policy reads it
+            except Exception as exc:
+                return _no_context(tool, exc)
+            refused = await refusal(tool, arguments, context)
+            if isinstance(refused, str):
+                return _error(refused)
+            if refused is not None:  # the question to the client, first (SEP-2322)
+                return refused
         chain = self._registry._chain if self._registry is not None else None
         if chain is None and isinstance(tool, ProxyTool):
             return _handed_on(await tool.reply(arguments))  # exactly what the server sent
-        try:
-            context = await self._request_context(every_tool=chain is not None)
-        except Exception as exc:  # the server's own context callable failed
-            message = outside_text(failure_text(exc))
-            return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
+        if context is _UNREAD:
+            try:
+                context = await self._request_context(every_tool=chain is not None)
+            except Exception as exc:  # the server's own context callable failed
+                return _no_context(tool, exc)
         if chain is None:
             return self._served(await tool.run(arguments, context=context))
         # Through the registry's middleware, once (a proxy's own faces have none). A
@@ -230,6 +243,12 @@ def _handed_on(reply: Any) -> FastMCPResult:
     if isinstance(reply, RemoteFailure):
         return _error(str(reply))
     return FastMCPResult.from_mcp_result(reply)
+
+
+def _no_context(tool: Tool[..., Any], exc: Exception) -> FastMCPResult:
+    """The server's own context callable failed for this request."""
+    message = outside_text(failure_text(exc))
+    return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
 
 
 def _unsendable(name: str, exc: Exception) -> FastMCPResult:

@@ -34,7 +34,7 @@ from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
 from tooldeck._schema_check import SchemaError, schema_validator
 from tooldeck._schema_tools import schema_params
 from tooldeck._spec import EMPTY, ToolSpec
-from tooldeck._tool import Arguments, Context, Tool
+from tooldeck._tool import Approval, Arguments, Context, Tool
 from tooldeck.errors import ToolDefinitionError
 
 from . import _loop
@@ -81,10 +81,17 @@ class ProxyTool(Tool[..., Any]):
         remote: The tool as the server listed it.
         name: The local name.
         tags: Its tags (the server's, then the importer's).
+        requires_approval: As for any tool (``use_mcp(..., requires_approval=...)``).
     """
 
     def __init__(
-        self, session: Session, remote: mcp_types.Tool, *, name: str, tags: tuple[str, ...]
+        self,
+        session: Session,
+        remote: mcp_types.Tool,
+        *,
+        name: str,
+        tags: tuple[str, ...],
+        requires_approval: Approval = False,
     ) -> None:
         self.session = session
         self.remote = remote
@@ -98,6 +105,7 @@ class ProxyTool(Tool[..., Any]):
             if annotations
             else None,
             spec=_spec(name, remote, self._wrapped),
+            requires_approval=requires_approval,
         )
 
     @functools.cached_property
