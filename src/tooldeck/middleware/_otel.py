@@ -1,0 +1,282 @@
+"""`OpenTelemetry`: one span per call, as the GenAI semantic conventions describe a tool's.
+
+Each call gets an INTERNAL span ``execute_tool {name}`` carrying ``gen_ai.operation.name``
+(``"execute_tool"``), ``gen_ai.tool.name``, ``gen_ai.tool.description``,
+``gen_ai.tool.type`` (``"function"``) and, when the call has one, ``gen_ai.tool.call.id``;
+a failure sets ``error.type`` (the class name of the exception behind it, else
+``"tool_error"``) and an error status. Arguments and result
+(``gen_ai.tool.call.arguments``, ``gen_ai.tool.call.result``, JSON text) are recorded
+only when asked: they are what the model and the user said.
+
+The span is current while the rest of the chain and the tool run (a span the tool
+makes is its child), on the sync faces and on the async faces alike: it is a
+`DualMiddleware`, so neither form moves the call to another thread or loop (and the
+threads a call does use copy the caller's context).
+
+Across MCP: a served call's span continues the trace its request's
+``_meta.traceparent`` names (`REQUEST_META`); a call of an imported tool puts the
+current span's ``traceparent`` in its request's ``_meta`` (`tooldeck.mcp._session`).
+
+Only ``opentelemetry-api`` is needed (extra ``otel``), imported when the middleware is
+made, never by ``import tooldeck.middleware``. With no SDK configured, the API's
+tracer is a no-op and a call pays a few attribute reads for the middleware; an SDK
+configured later is used from then on (the API's proxy tracer switches itself).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._result import ToolResult, type_name
+
+from ._call import REQUEST_META, Call
+from ._dual import DualMiddleware
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.trace import Span, Tracer, TracerProvider
+
+__all__ = ["OpenTelemetry"]
+
+INSTALL_HINT = "the OpenTelemetry middleware needs opentelemetry-api: pip install 'tooldeck[otel]'"
+_SCOPE = "tooldeck"
+_MAX_DESCRIPTION = 1000  # characters of a failure's message kept as the status description
+
+
+class OpenTelemetry(DualMiddleware):
+    """A span per call, named ``execute_tool {name}``, per the GenAI semantic conventions.
+
+    Args:
+        record_content: Also record the arguments sent and the result
+            (``gen_ai.tool.call.arguments`` / ``.result``, JSON text). Off by default:
+            they may hold what users and models said.
+        tools: Only these tools (a name or names); with ``tags``, tools matching either.
+        tags: Only tools carrying one of these tags.
+        tracer_provider: Where spans go; by default the global one
+            (``opentelemetry.trace.set_tracer_provider``), also when it is set after
+            this middleware is made.
+
+    Raises:
+        ImportError: ``opentelemetry-api`` is not installed (the ``otel`` extra).
+    """
+
+    __slots__ = ("_names", "_record", "_tags", "_tracer")
+
+    def __init__(
+        self,
+        record_content: bool = False,
+        tools: str | Iterable[str] | None = None,
+        tags: str | Iterable[str] | None = None,
+        tracer_provider: TracerProvider | None = None,
+    ) -> None:
+        api = _load_api()
+        self._record = bool(record_content)
+        self._names = _names(tools, "tools")
+        self._tags = _names(tags, "tags")
+        provider = api.trace.get_tracer_provider() if tracer_provider is None else tracer_provider
+        # Without a global provider yet this is the API's proxy tracer: a no-op until one
+        # is set, then that provider's tracer. `_live` reads which, cheaply, per call.
+        self._tracer: Any = provider.get_tracer(_SCOPE, _version())
+
+    def __repr__(self) -> str:
+        return f"OpenTelemetry(record_content={self._record})"
+
+    # -- the two forms ------------------------------------------------------------------
+
+    def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
+        tracer = self._live()
+        if tracer is None or not self._applies(call):
+            return call_next(call)
+        span, token = self._start(tracer, call)
+        try:
+            result = call_next(call)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit: recorded, raised on
+            self._interrupted(span, exc)
+            raise
+        finally:
+            self._detach(token)
+        self._end(span, call, result)
+        return result
+
+    async def acall(
+        self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]
+    ) -> ToolResult:
+        tracer = self._live()
+        if tracer is None or not self._applies(call):
+            return await call_next(call)
+        span, token = self._start(tracer, call)
+        try:
+            result = await call_next(call)
+        except BaseException as exc:  # cancelled: recorded, raised on
+            self._interrupted(span, exc)
+            raise
+        finally:
+            self._detach(token)
+        self._end(span, call, result)
+        return result
+
+    # -- the span -----------------------------------------------------------------------
+
+    def _live(self) -> Tracer | None:
+        """The tracer to use now, or None while tracing is a no-op (no SDK configured)."""
+        tracer = self._tracer
+        kind = tracer.__class__
+        if kind is _api.ProxyTracer:
+            # The API's stand-in while no provider is set: its `_tracer` is a no-op
+            # tracer until then, the provider's own after (kept: providers are set once).
+            tracer = tracer._tracer
+            kind = tracer.__class__
+            if kind is not _api.NoOpTracer:
+                self._tracer = tracer
+        return None if kind is _api.NoOpTracer else tracer
+
+    def _applies(self, call: Call) -> bool:
+        names, tags = self._names, self._tags
+        if names is None and tags is None:
+            return True
+        tool = call._tool
+        return (names is not None and tool.name in names) or (
+            tags is not None and not tags.isdisjoint(tool.tags)
+        )
+
+    def _start(self, tracer: Tracer, call: Call) -> tuple[Span, object]:
+        api = _api
+        tool = call._tool
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool.name,
+            "gen_ai.tool.type": "function",
+        }
+        if tool.description:
+            attributes["gen_ai.tool.description"] = tool.description
+        call_id = call.call_id
+        if call_id is not None:
+            attributes["gen_ai.tool.call.id"] = str(call_id)
+        if self._record:
+            attributes["gen_ai.tool.call.arguments"] = _json(call.arguments)
+        parent = _parent(call)
+        span = tracer.start_span(
+            f"execute_tool {tool.name}",
+            context=parent,
+            kind=api.trace.SpanKind.INTERNAL,
+            attributes=attributes,
+        )
+        token = api.context.attach(api.trace.set_span_in_context(span, parent))
+        return span, token
+
+    @staticmethod
+    def _detach(token: Any) -> None:
+        _api.context.detach(token)
+
+    def _end(self, span: Span, call: Call, result: ToolResult) -> None:
+        error = _api.trace.StatusCode.ERROR
+        try:
+            if result.success:
+                if self._record:
+                    span.set_attribute("gen_ai.tool.call.result", _json(result.to_dict()["data"]))
+            else:
+                exc = result.exception
+                span.set_attribute("error.type", "tool_error" if exc is None else type_name(exc))
+                span.set_status(error, _description(result.error))
+                if exc is not None:
+                    span.record_exception(exc)
+        finally:
+            span.end()
+
+    @staticmethod
+    def _interrupted(span: Span, exc: BaseException) -> None:
+        span.set_attribute("error.type", type_name(exc))
+        span.set_status(_api.trace.StatusCode.ERROR, type_name(exc))
+        span.end()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _parent(call: Call) -> Context | None:
+    """The context a served call's span continues: its request's ``_meta.traceparent``.
+
+    None (the current context) for other calls, for a request without one, and when the
+    current span is already in that trace (fastmcp's own server span, which continues
+    it): the current context is kept over what ``_meta`` says only when they agree, so a
+    context an in-process server inherited from elsewhere never becomes the parent.
+    """
+    if call.source != "mcp":
+        return None
+    meta = REQUEST_META.get()
+    if not meta or "traceparent" not in meta:
+        return None
+    trace = _api.trace
+    carrier = {key: str(meta[key]) for key in ("traceparent", "tracestate") if key in meta}
+    try:
+        extracted = _api.propagate.extract(carrier)
+    except Exception:  # a malformed header is no parent
+        return None
+    remote = trace.get_current_span(extracted).get_span_context()
+    if not remote.is_valid:
+        return None
+    current = trace.get_current_span().get_span_context()
+    if current.is_valid and current.trace_id == remote.trace_id:
+        return None
+    return extracted  # type: ignore[no-any-return]
+
+
+def _names(value: str | Iterable[str] | None, what: str) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return frozenset([value])
+    names = frozenset(value)
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(f"{what} must be a str or strs, not {value!r}")
+    return names
+
+
+def _json(value: Any) -> str:
+    """JSON text of a value for an attribute (never raising: ``str`` for the rest)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except Exception:  # a circular structure, a __str__ that raises
+        return f"<{type_name(value)}>"
+
+
+def _description(error: str | None) -> str:
+    text = error or "tool_error"
+    return text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…"
+
+
+def _version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tooldeck")
+    except PackageNotFoundError:
+        return None
+
+
+class _Api:
+    """The parts of ``opentelemetry-api`` used per call, imported once (`_load_api`)."""
+
+    def __init__(self) -> None:
+        from opentelemetry import context, propagate, trace
+
+        self.context = context
+        self.propagate = propagate
+        self.trace = trace
+        self.ProxyTracer: type = trace.ProxyTracer
+        self.NoOpTracer: type = trace.NoOpTracer
+
+
+_api: _Api = None  # type: ignore[assignment]  # set by the first OpenTelemetry() made
+
+
+def _load_api() -> _Api:
+    global _api
+    if _api is None:
+        try:
+            _api = _Api()
+        except ImportError as exc:
+            raise ImportError(INSTALL_HINT) from exc
+    return _api
