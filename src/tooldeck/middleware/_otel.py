@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
+    from tooldeck._tool import Tool
+
 __all__ = ["OpenTelemetry"]
 
 INSTALL_HINT = "the OpenTelemetry middleware needs opentelemetry-api: pip install 'tooldeck[otel]'"
@@ -62,7 +64,7 @@ class OpenTelemetry(DualMiddleware):
         ImportError: ``opentelemetry-api`` is not installed (the ``otel`` extra).
     """
 
-    __slots__ = ("_names", "_record", "_tags", "_tracer")
+    __slots__ = ("_names", "_only", "_pending", "_record", "_tags", "_tracer")
 
     def __init__(
         self,
@@ -75,10 +77,15 @@ class OpenTelemetry(DualMiddleware):
         self._record = bool(record_content)
         self._names = _names(tools, "tools")
         self._tags = _names(tags, "tags")
+        # None: every tool; else whether a tool is one of those chosen.
+        self._only = None if self._names is None and self._tags is None else self._chosen
         provider = api.trace.get_tracer_provider() if tracer_provider is None else tracer_provider
-        # Without a global provider yet this is the API's proxy tracer: a no-op until one
-        # is set, then that provider's tracer. `_live` reads which, cheaply, per call.
-        self._tracer: Any = provider.get_tracer(_SCOPE, _version())
+        tracer = provider.get_tracer(_SCOPE, _version())
+        # The tracer once it is a real one, else None, and then `_pending._tracer` is what
+        # to use: without a global provider yet, `tracer` is the API's proxy, a no-op
+        # until one is set and that provider's tracer after (read per call, cheaply).
+        self._tracer: Tracer | None = None
+        self._pending: Any = tracer if type(tracer) is api.ProxyTracer else _Fixed(tracer)
 
     def __repr__(self) -> str:
         return f"OpenTelemetry(record_content={self._record})"
@@ -86,8 +93,14 @@ class OpenTelemetry(DualMiddleware):
     # -- the two forms ------------------------------------------------------------------
 
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
-        tracer = self._live()
-        if tracer is None or not self._applies(call):
+        tracer = self._tracer
+        if tracer is None:  # (`_live`, inline: the no-op path is every call's without an SDK)
+            tracer = self._pending._tracer
+            if tracer.__class__ is _NoOpTracer:
+                return call_next(call)
+            self._tracer = tracer
+        only = self._only
+        if only is not None and not only(call._tool):
             return call_next(call)
         span, token = self._start(tracer, call)
         try:
@@ -103,8 +116,14 @@ class OpenTelemetry(DualMiddleware):
     async def acall(
         self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]
     ) -> ToolResult:
-        tracer = self._live()
-        if tracer is None or not self._applies(call):
+        tracer = self._tracer
+        if tracer is None:  # (as in `__call__`)
+            tracer = self._pending._tracer
+            if tracer.__class__ is _NoOpTracer:
+                return await call_next(call)
+            self._tracer = tracer
+        only = self._only
+        if only is not None and not only(call._tool):
             return await call_next(call)
         span, token = self._start(tracer, call)
         try:
@@ -121,22 +140,15 @@ class OpenTelemetry(DualMiddleware):
 
     def _live(self) -> Tracer | None:
         """The tracer to use now, or None while tracing is a no-op (no SDK configured)."""
-        tracer = self._tracer
-        kind = tracer.__class__
-        if kind is _api.ProxyTracer:
-            # The API's stand-in while no provider is set: its `_tracer` is a no-op
-            # tracer until then, the provider's own after (kept: providers are set once).
-            tracer = tracer._tracer
-            kind = tracer.__class__
-            if kind is not _api.NoOpTracer:
-                self._tracer = tracer
-        return None if kind is _api.NoOpTracer else tracer
+        if self._tracer is None:
+            tracer = self._pending._tracer
+            if tracer.__class__ is _NoOpTracer:
+                return None
+            self._tracer = tracer  # a real one for good: providers are set once
+        return self._tracer
 
-    def _applies(self, call: Call) -> bool:
+    def _chosen(self, tool: Tool[..., Any]) -> bool:
         names, tags = self._names, self._tags
-        if names is None and tags is None:
-            return True
-        tool = call._tool
         return (names is not None and tool.name in names) or (
             tags is not None and not tags.isdisjoint(tool.tags)
         )
@@ -256,6 +268,15 @@ def _version() -> str | None:
         return None
 
 
+class _Fixed:
+    """A tracer that is what it is for good (a provider's own): as the proxy holds one."""
+
+    __slots__ = ("_tracer",)
+
+    def __init__(self, tracer: Tracer) -> None:
+        self._tracer = tracer
+
+
 class _Api:
     """The parts of ``opentelemetry-api`` used per call, imported once (`_load_api`)."""
 
@@ -270,13 +291,15 @@ class _Api:
 
 
 _api: _Api = None  # type: ignore[assignment]  # set by the first OpenTelemetry() made
+_NoOpTracer: type = type(None)  # ... to the API's NoOpTracer (read on every call)
 
 
 def _load_api() -> _Api:
-    global _api
+    global _api, _NoOpTracer
     if _api is None:
         try:
             _api = _Api()
         except ImportError as exc:
             raise ImportError(INSTALL_HINT) from exc
+        _NoOpTracer = _api.NoOpTracer
     return _api
