@@ -485,3 +485,57 @@ def test_a_provider_configured_after_the_middleware_is_used(server_forks: Any) -
     done = server_forks.run(code=LATE_PROVIDER, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     assert json.loads(done.stdout) == ["execute_tool add", "execute_tool add"]
+
+
+def test_mcp_meta_is_w3c_whatever_the_applications_propagators(spans: Spans) -> None:
+    # An application may propagate other headers over HTTP (B3...); MCP's `_meta`
+    # carries W3C trace context, both ways.
+    from opentelemetry import propagate
+    from opentelemetry.propagators.composite import CompositePropagator
+
+    from tooldeck.mcp._session import trace_meta
+
+    saved = propagate.get_global_textmap()
+    propagate.set_global_textmap(CompositePropagator([]))  # propagates nothing
+    try:
+        registry = registry_with(spans.middleware())
+        with spans.tracer.start_as_current_span("remote client") as remote:
+            meta = trace_meta()
+        assert meta is not None
+        _served_call(registry, meta)
+    finally:
+        propagate.set_global_textmap(saved)
+    assert spans.one().parent.span_id == remote.get_span_context().span_id
+
+
+class Raising:
+    """A span processor that fails: tracing never fails a call."""
+
+    def __init__(self, when: str) -> None:
+        self.when = when
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        if self.when == "start":
+            raise RuntimeError("processor broke")
+
+    def on_end(self, span: Any) -> None:
+        if self.when == "end":
+            raise RuntimeError("processor broke")
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("when", ["start", "end"])
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_a_failing_tracer_never_fails_the_call(spans: Spans, when: str, is_async: bool) -> None:
+    spans.provider.add_span_processor(Raising(when))  # type: ignore[arg-type]
+    registry = registry_with(spans.middleware())
+    if is_async:
+        assert asyncio.run(registry.async_call_tool("add", {"a": 1, "b": 2})) == 3
+    else:
+        assert registry.call_tool("add", {"a": 1, "b": 2}) == 3
+    assert registry.call_tool("add", {"a": "x"}).startswith("Error: Invalid arguments")

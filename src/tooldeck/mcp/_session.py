@@ -285,11 +285,11 @@ def trace_meta() -> dict[str, Any] | None:
     is off; a gateway's trace does not depend on either.)
     """
     try:
-        from opentelemetry import propagate
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
     except ImportError:  # (the MCP SDK requires it; never fail a call over tracing)
         return None
     carrier: dict[str, str] = {}
-    propagate.inject(carrier)
+    TraceContextTextMapPropagator().inject(carrier)  # W3C, as MCP's `_meta` carries it
     meta: dict[str, Any] = {
         key: carrier[key] for key in ("traceparent", "tracestate") if key in carrier
     }

@@ -26,6 +26,7 @@ configured later is used from then on (the API's proxy tracer switches itself).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ __all__ = ["OpenTelemetry"]
 
 INSTALL_HINT = "the OpenTelemetry middleware needs opentelemetry-api: pip install 'tooldeck[otel]'"
 _SCOPE = "tooldeck"
+logger = logging.getLogger("tooldeck")
 _MAX_DESCRIPTION = 1000  # characters of a failure's message kept as the status description
 
 
@@ -102,15 +104,16 @@ class OpenTelemetry(DualMiddleware):
         only = self._only
         if only is not None and not only(call._tool):
             return call_next(call)
-        span, token = self._start(tracer, call)
+        started = self._start(tracer, call)
+        if started is None:  # the tracer failed: the call goes on, untraced
+            return call_next(call)
+        span, token = started
         try:
             result = call_next(call)
         except BaseException as exc:  # KeyboardInterrupt, SystemExit: recorded, raised on
-            self._interrupted(span, exc)
+            self._interrupted(span, token, exc)
             raise
-        finally:
-            self._detach(token)
-        self._end(span, call, result)
+        self._end(span, token, result)
         return result
 
     async def acall(
@@ -125,15 +128,16 @@ class OpenTelemetry(DualMiddleware):
         only = self._only
         if only is not None and not only(call._tool):
             return await call_next(call)
-        span, token = self._start(tracer, call)
+        started = self._start(tracer, call)
+        if started is None:
+            return await call_next(call)
+        span, token = started
         try:
             result = await call_next(call)
         except BaseException as exc:  # cancelled: recorded, raised on
-            self._interrupted(span, exc)
+            self._interrupted(span, token, exc)
             raise
-        finally:
-            self._detach(token)
-        self._end(span, call, result)
+        self._end(span, token, result)
         return result
 
     # -- the span -----------------------------------------------------------------------
@@ -153,7 +157,8 @@ class OpenTelemetry(DualMiddleware):
             tags is not None and not tags.isdisjoint(tool.tags)
         )
 
-    def _start(self, tracer: Tracer, call: Call) -> tuple[Span, object]:
+    def _start(self, tracer: Tracer, call: Call) -> tuple[Span, object] | None:
+        """The call's span, made current; None when the tracer fails (never the call)."""
         api = _api
         tool = call._tool
         attributes: dict[str, Any] = {
@@ -161,47 +166,51 @@ class OpenTelemetry(DualMiddleware):
             "gen_ai.tool.name": tool.name,
             "gen_ai.tool.type": "function",
         }
-        if tool.description:
-            attributes["gen_ai.tool.description"] = tool.description
-        call_id = call.call_id
-        if call_id is not None:
-            attributes["gen_ai.tool.call.id"] = str(call_id)
-        if self._record:
-            attributes["gen_ai.tool.call.arguments"] = _json(call.arguments)
-        parent = _parent(call)
-        span = tracer.start_span(
-            f"execute_tool {tool.name}",
-            context=parent,
-            kind=api.trace.SpanKind.INTERNAL,
-            attributes=attributes,
-        )
-        token = api.context.attach(api.trace.set_span_in_context(span, parent))
-        return span, token
+        try:
+            if tool.description:
+                attributes["gen_ai.tool.description"] = tool.description
+            call_id = call.call_id
+            if call_id is not None:
+                attributes["gen_ai.tool.call.id"] = str(call_id)
+            if self._record:
+                attributes["gen_ai.tool.call.arguments"] = _json(call.arguments)
+            parent = _parent(call)
+            span = tracer.start_span(
+                f"execute_tool {tool.name}",
+                context=parent,
+                kind=api.trace.SpanKind.INTERNAL,
+                attributes=attributes,
+            )
+            return span, api.context.attach(api.trace.set_span_in_context(span, parent))
+        except Exception:  # a span processor or sampler that raises
+            _tracing_failed("start a span")
+            return None
 
-    @staticmethod
-    def _detach(token: Any) -> None:
+    def _end(self, span: Span, token: Any, result: ToolResult) -> None:
         _api.context.detach(token)
-
-    def _end(self, span: Span, call: Call, result: ToolResult) -> None:
-        error = _api.trace.StatusCode.ERROR
         try:
             if result.success:
                 if self._record:
-                    span.set_attribute("gen_ai.tool.call.result", _json(result.to_dict()["data"]))
+                    span.set_attribute("gen_ai.tool.call.result", _json_data(result))
             else:
                 exc = result.exception
                 span.set_attribute("error.type", "tool_error" if exc is None else type_name(exc))
-                span.set_status(error, _description(result.error))
+                span.set_status(_api.trace.StatusCode.ERROR, _description(result.error))
                 if exc is not None:
                     span.record_exception(exc)
-        finally:
             span.end()
+        except Exception:
+            _tracing_failed("end a span")
 
     @staticmethod
-    def _interrupted(span: Span, exc: BaseException) -> None:
-        span.set_attribute("error.type", type_name(exc))
-        span.set_status(_api.trace.StatusCode.ERROR, type_name(exc))
-        span.end()
+    def _interrupted(span: Span, token: Any, exc: BaseException) -> None:
+        _api.context.detach(token)
+        try:
+            span.set_attribute("error.type", type_name(exc))
+            span.set_status(_api.trace.StatusCode.ERROR, type_name(exc))
+            span.end()
+        except Exception:  # (never in place of the interruption)
+            _tracing_failed("end a span")
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -222,17 +231,14 @@ def _parent(call: Call) -> Context | None:
         return None
     trace = _api.trace
     carrier = {key: str(meta[key]) for key in ("traceparent", "tracestate") if key in meta}
-    try:
-        extracted = _api.propagate.extract(carrier)
-    except Exception:  # a malformed header is no parent
-        return None
+    extracted = _api.w3c.extract(carrier)  # (a malformed traceparent: no span in it)
     remote = trace.get_current_span(extracted).get_span_context()
     if not remote.is_valid:
         return None
     current = trace.get_current_span().get_span_context()
     if current.is_valid and current.trace_id == remote.trace_id:
         return None
-    return extracted  # type: ignore[no-any-return]
+    return extracted
 
 
 def _names(value: str | Iterable[str] | None, what: str) -> frozenset[str] | None:
@@ -252,6 +258,19 @@ def _json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except Exception:  # a circular structure, a __str__ that raises
         return f"<{type_name(value)}>"
+
+
+def _json_data(result: ToolResult) -> str:
+    """The result's value as JSON text (media as their MCP content)."""
+    try:
+        data = result.to_dict()["data"]
+    except Exception:
+        return f"<{type_name(result.data)}>"
+    return _json(data)
+
+
+def _tracing_failed(what: str) -> None:
+    logger.warning("OpenTelemetry: could not %s; the call goes on", what, exc_info=True)
 
 
 def _description(error: str | None) -> str:
@@ -281,11 +300,14 @@ class _Api:
     """The parts of ``opentelemetry-api`` used per call, imported once (`_load_api`)."""
 
     def __init__(self) -> None:
-        from opentelemetry import context, propagate, trace
+        from opentelemetry import context, trace
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
         self.context = context
-        self.propagate = propagate
         self.trace = trace
+        # MCP's `_meta` carries W3C trace context (SEP-414), whatever propagators the
+        # application configured for its HTTP headers.
+        self.w3c = TraceContextTextMapPropagator()
         self.ProxyTracer: type = trace.ProxyTracer
         self.NoOpTracer: type = trace.NoOpTracer
 
