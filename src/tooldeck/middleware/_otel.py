@@ -79,15 +79,15 @@ class OpenTelemetry(DualMiddleware):
         self._record = bool(record_content)
         self._names = _names(tools, "tools")
         self._tags = _names(tags, "tags")
-        # None: every tool; else whether a tool is one of those chosen.
-        self._only = None if self._names is None and self._tags is None else self._chosen
+        self._only = self._names is not None or self._tags is not None  # (else: every tool)
         provider = api.trace.get_tracer_provider() if tracer_provider is None else tracer_provider
         tracer = provider.get_tracer(_SCOPE, _version())
         # The tracer once it is a real one, else None, and then `_pending._tracer` is what
         # to use: without a global provider yet, `tracer` is the API's proxy, a no-op
         # until one is set and that provider's tracer after (read per call, cheaply).
         self._tracer: Tracer | None = None
-        self._pending: Any = tracer if type(tracer) is api.ProxyTracer else _Fixed(tracer)
+        proxy = type(tracer) is api.ProxyTracer and hasattr(tracer, "_tracer")
+        self._pending: Any = tracer if proxy else _Fixed(tracer)
 
     def __repr__(self) -> str:
         return f"OpenTelemetry(record_content={self._record})"
@@ -101,8 +101,7 @@ class OpenTelemetry(DualMiddleware):
             if tracer.__class__ is _NoOpTracer:
                 return call_next(call)
             self._tracer = tracer
-        only = self._only
-        if only is not None and not only(call._tool):
+        if self._only and not self._chosen(call._tool):
             return call_next(call)
         started = self._start(tracer, call)
         if started is None:  # the tracer failed: the call goes on, untraced
@@ -125,8 +124,7 @@ class OpenTelemetry(DualMiddleware):
             if tracer.__class__ is _NoOpTracer:
                 return await call_next(call)
             self._tracer = tracer
-        only = self._only
-        if only is not None and not only(call._tool):
+        if self._only and not self._chosen(call._tool):
             return await call_next(call)
         started = self._start(tracer, call)
         if started is None:
