@@ -284,13 +284,18 @@ def trace_meta() -> dict[str, Any] | None:
     (The MCP SDK 2.x adds the same today, as fastmcp's client does unless its telemetry
     is off; a gateway's trace does not depend on either.)
     """
-    try:
-        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-    except ImportError:  # (the MCP SDK requires it; never fail a call over tracing)
-        return None
-    carrier: dict[str, str] = {}
-    TraceContextTextMapPropagator().inject(carrier)  # W3C, as MCP's `_meta` carries it
-    meta: dict[str, Any] = {
-        key: carrier[key] for key in ("traceparent", "tracestate") if key in carrier
-    }
-    return meta or None
+    global _w3c
+    if _w3c is None:
+        try:
+            from opentelemetry.trace.propagation.tracecontext import (
+                TraceContextTextMapPropagator,
+            )
+        except ImportError:  # (the MCP SDK requires it; never fail a call over tracing)
+            return None
+        _w3c = TraceContextTextMapPropagator()
+    carrier: dict[str, Any] = {}
+    _w3c.inject(carrier)  # (W3C, whatever propagators the application set for HTTP)
+    return carrier or None
+
+
+_w3c: Any = None  # the W3C propagator, made on the first call
