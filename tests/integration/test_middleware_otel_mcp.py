@@ -153,3 +153,26 @@ def test_a_proxy_request_carries_the_current_spans_traceparent(spans: Spans) -> 
     context = span.get_span_context()
     expected = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
     assert meta == {"traceparent": expected}
+
+
+def test_a_remote_failure_is_an_error_on_both_sides(spans: Spans) -> None:
+    origin = ToolRegistry(middleware=[spans.middleware()])
+
+    @origin.tool
+    def add(a: int, b: int = 0) -> int:
+        raise ValueError("remote trouble")
+
+    gateway = ToolRegistry(middleware=[spans.middleware()])
+    gateway.use_mcp(origin.as_mcp_server("origin"))
+    try:
+        with spans.tracer.start_as_current_span("agent") as root:
+            assert not gateway.execute_sync("add", {"a": 1}).success
+    finally:
+        gateway.close()
+    served, proxied = spans.finished("execute_tool add")  # (the origin's ends first)
+    assert proxied.parent.span_id == root.get_span_context().span_id
+    assert served.parent.span_id == proxied.context.span_id
+    # The origin knows the exception; the gateway sees the server's error result.
+    assert served.attributes["error.type"] == "ValueError"
+    assert proxied.attributes["error.type"] == "tool_error"
+    assert "remote trouble" in proxied.status.description
