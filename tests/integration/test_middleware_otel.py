@@ -3,8 +3,9 @@
 One span per call on every entry point, named and attributed as the GenAI semantic
 conventions' execute_tool span says (checked at each requirement level: required,
 conditionally required, recommended, opt-in); the span current while the tool runs,
-whichever face and thread; one trace across a gateway (a client span, the gateway's
-span and the remote server's), through ``_meta.traceparent``.
+whichever face and thread; a served call's parent taken from its request's
+``_meta.traceparent``; tracing that never fails a call; no SDK, then one set late.
+(One trace across a gateway: test_middleware_otel_mcp.py.)
 
 The SDK is imported inside the fixtures (every xdist worker collects this module), and
 the global tracer provider is never set here (it can be set once per process): each
