@@ -24,6 +24,7 @@ import pytest
 from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from otel_spans import Spans
 
 from tooldeck import Call, ToolRegistry, ToolResult
 from tooldeck.middleware import OpenTelemetry
@@ -40,34 +41,6 @@ TOOL_TYPE = "gen_ai.tool.type"
 ARGUMENTS = "gen_ai.tool.call.arguments"
 RESULT = "gen_ai.tool.call.result"
 ERROR_TYPE = "error.type"
-
-
-class Spans:
-    """A tracer provider of its own, its finished spans in memory."""
-
-    def __init__(self) -> None:
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-        from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
-            InMemorySpanExporter,
-        )
-
-        self.exporter = InMemorySpanExporter()
-        self.provider = TracerProvider()
-        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
-        self.tracer = self.provider.get_tracer("tests")
-
-    def middleware(self, **options: Any) -> OpenTelemetry:
-        return OpenTelemetry(tracer_provider=self.provider, **options)
-
-    def finished(self, name: str | None = None) -> list[Any]:
-        spans = self.exporter.get_finished_spans()
-        return [span for span in spans if name is None or span.name == name]
-
-    def one(self, name: str = "execute_tool add") -> Any:
-        spans = self.finished(name)
-        assert len(spans) == 1, [span.name for span in self.finished()]
-        return spans[0]
 
 
 @pytest.fixture

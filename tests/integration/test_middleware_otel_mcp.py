@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 from media_samples import served_over_http
-from test_middleware_otel import Spans
+from otel_spans import Spans
 
 from tooldeck import ToolRegistry
 
