@@ -63,7 +63,7 @@ def test_import_is_light() -> None:
     code = (
         "import sys, tooldeck\n"
         "heavy = [m for m in ('fastmcp', 'mcp', 'tooldeck.cli', 'tooldeck.mcp', 'httpx', "
-        "'tooldeck.tools') if m in sys.modules]\n"
+        "'tooldeck.tools', 'opentelemetry') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -22,6 +22,8 @@ def test_bench_middleware_quick(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(measured) == {
         "call_tool, a sync middleware",
         "await async_call_tool, an async middleware",
+        "call_tool, OpenTelemetry without an SDK",
+        "await async_call_tool, OpenTelemetry without an SDK",
     }
     for m in measured.values():
         assert min(m["floor_us"], m["without_us"], m["with_us"]) > 0

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import FastMCP
+from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult as FastMCPResult
@@ -35,6 +36,7 @@ from tooldeck._media import mcp_form, media_parts
 from tooldeck._result import ToolResult, clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
+from tooldeck.middleware._call import REQUEST_META
 
 from ._approval import refusal
 from ._media_content import media_result, structured_form
@@ -148,9 +150,15 @@ class ServedTool(FastMCPTool):
                 return _no_context(tool, exc)
         if chain is None:
             return self._served(await tool.run(arguments, context=context))
-        # Through the registry's middleware, once (a proxy's own faces have none). A
-        # proxy's result that comes back unchanged is handed on as its server sent it.
-        outcome, raw = await chain.answer(tool, arguments, context, _SERVED)
+        # Through the registry's middleware, once (a proxy's own faces have none), the
+        # request's `_meta` in reach (a traceparent). A proxy's result that comes back
+        # unchanged is handed on as its server sent it.
+        request = fastmcp_request_ctx.get()
+        token = REQUEST_META.set(request.meta if request is not None else None)
+        try:
+            outcome, raw = await chain.answer(tool, arguments, context, _SERVED)
+        finally:
+            REQUEST_META.reset(token)
         if raw is not None:
             return _handed_on(raw)
         return self._served(outcome)

@@ -17,6 +17,8 @@
   SDK's 2 s) at each step, and the failed call or import waits (within its bound)
   until the server is gone.
 * A session opened before a ``fork()`` belongs to the parent: the child opens its own.
+* Each call carries its caller's trace (the current span's W3C ``traceparent``) in
+  its request's ``_meta`` (`trace_meta`), so the server's spans join the caller's trace.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     from ._transports import Refusals
 
-__all__ = ["HURRY", "PING_GRACE", "RemoteFailure", "Session"]
+__all__ = ["HURRY", "PING_GRACE", "RemoteFailure", "Session", "trace_meta"]
 
 T = TypeVar("T")
 
@@ -173,7 +175,7 @@ class Session:
         refusals = self.refusals
         before = refusals.count
         try:
-            return await client.call_tool_mcp(name, arguments)
+            return await client.call_tool_mcp(name, arguments, meta=trace_meta())
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)
             if refusals.count > before:  # a token expired or rotated since the import
@@ -273,3 +275,27 @@ async def _quietly_close(client: fastmcp.Client[Any]) -> None:
         await client.transport.close()
     except Exception:
         logger.debug("closing an MCP transport failed", exc_info=True)
+
+
+def trace_meta() -> dict[str, Any] | None:
+    """The current span's W3C trace context (``traceparent``, ``tracestate``) for a
+    request's ``_meta``, so the server's spans join the caller's trace; None without one.
+
+    (The MCP SDK 2.x adds the same today, as fastmcp's client does unless its telemetry
+    is off; a gateway's trace does not depend on either.)
+    """
+    global _w3c
+    if _w3c is None:
+        try:
+            from opentelemetry.trace.propagation.tracecontext import (
+                TraceContextTextMapPropagator,
+            )
+        except ImportError:  # (the MCP SDK requires it; never fail a call over tracing)
+            return None
+        _w3c = TraceContextTextMapPropagator()
+    carrier: dict[str, Any] = {}
+    _w3c.inject(carrier)  # (W3C, whatever propagators the application set for HTTP)
+    return carrier or None
+
+
+_w3c: Any = None  # the W3C propagator, made on the first call

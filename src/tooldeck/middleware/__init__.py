@@ -8,5 +8,6 @@ is what it sees of the call. Add it with ``ToolRegistry(middleware=[...])``,
 from __future__ import annotations
 
 from ._call import Call
+from ._otel import OpenTelemetry
 
-__all__ = ["Call"]
+__all__ = ["Call", "OpenTelemetry"]

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, final
 
 if TYPE_CHECKING:
     from tooldeck._tool import Tool
 
-__all__ = ["BY_NAME", "Call", "Extra", "Source", "new_call"]
+__all__ = ["BY_NAME", "REQUEST_META", "Call", "Extra", "Source", "new_call"]
 
 Source = Literal["call", "tool_calls", "mcp"]
 # The chain's own: (what was sent, the dict parsed from it) or None; the raw answers or None.
 Extra = tuple[tuple[Any, dict[str, Any]] | None, list[tuple[Any, Any]] | None]
 
 BY_NAME: tuple[None, None, Source] = (None, None, "call")  # a call by name's origin
+
+# The ``_meta`` of the MCP request whose call the chain runs (``source == "mcp"``): set
+# by the serving code around the chain, only when the registry has one. Middleware
+# reads what the client sent beside the arguments there (a W3C ``traceparent``).
+REQUEST_META: ContextVar[Mapping[str, Any] | None] = ContextVar(
+    "tooldeck_request_meta", default=None
+)
 
 _NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 _REPLACEABLE = ("arguments", "context")
