@@ -65,7 +65,7 @@ def registry_of(kind: str) -> ToolRegistry:
 
 # A big value where a small one belongs: parsed, it is many Python objects (distinct
 # strings), several times the size of its JSON text.
-BIG = {"n": {f"k{i}": [f"v{i}-{j}" for j in range(4)] for i in range(4_000)}}
+BIG = {"n": {f"k{i}": [f"v{i}-{j}" for j in range(4)] for i in range(1_000)}}
 
 
 @pytest.mark.parametrize("kind", ["signature", "schema"])

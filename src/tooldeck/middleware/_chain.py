@@ -76,10 +76,11 @@ class Chain:
         first_async: tuple[Any, Any, str] | None = None
         for mw in reversed(self.middleware):
             label = _label(mw)
-            if is_dual(mw):  # each face runs its own form, inline
-                first, first_async = (mw, sync_step, label), (mw.acall, async_step, label)
-                sync_step = _sync_step(mw, label, sync_step)
-                async_step = _async_step(mw.acall, label, async_step)
+            if is_dual(mw):  # each face runs its own form, inline (bound once: no lookup per call)
+                sync_form, async_form = mw.__call__, mw.acall
+                first, first_async = (sync_form, sync_step, label), (async_form, async_step, label)
+                sync_step = _sync_step(sync_form, label, sync_step)
+                async_step = _async_step(async_form, label, async_step)
             elif is_async_callable(mw):
                 first, first_async = None, (mw, async_step, label)
                 async_step = _async_step(mw, label, async_step)
