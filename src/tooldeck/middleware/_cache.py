@@ -129,10 +129,10 @@ class Cache(Builtin):
             return call_next(call)
         store = self._store
         found = store.get(key)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+        if found.__class__ is ToolResult:
+            return found
         result = call_next(call)
-        if result.success:
+        if result.success and found:  # (False: the storage did not answer)
             store.put(key, result)
         return result
 
@@ -144,10 +144,10 @@ class Cache(Builtin):
             return await call_next(call)
         store = self._store
         found = await store.aget(key)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+        if found.__class__ is ToolResult:
+            return found
         result = await call_next(call)
-        if result.success:
+        if result.success and found:
             await store.aput(key, result)
         return result
 
@@ -206,15 +206,16 @@ class _Local:
         self.cache = cache
         self.lock = lock
 
-    def get(self, key: Any) -> ToolResult | None:
+    def get(self, key: Any) -> ToolResult | bool:
+        """The answer stored, or True (none: store one)."""
         with self.lock:
-            return self.cache.get(key)  # type: ignore[no-any-return]
+            return self.cache.get(key, True)  # type: ignore[no-any-return]
 
     def put(self, key: Any, result: ToolResult) -> None:
         with self.lock:
             self.cache[key] = result
 
-    async def aget(self, key: Any) -> ToolResult | None:
+    async def aget(self, key: Any) -> ToolResult | bool:
         return self.get(key)
 
     async def aput(self, key: Any, result: ToolResult) -> None:

@@ -26,7 +26,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from tooldeck._result import ToolResult, clip
+from tooldeck._result import ToolResult, clip, type_name
 from tooldeck._threads import to_thread
 
 __all__ = ["TIMEOUT", "RedisAnswers", "RedisRates", "shown_url"]
@@ -63,8 +63,9 @@ def _options() -> dict[str, Any]:
 
 def _check_url(url: Any, middleware: str) -> str:
     if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
+        what = repr(shown_url(url)) if isinstance(url, str) else type_name(url)
         raise ValueError(
-            f"{middleware}(storage=) takes a Redis URL (redis://host:port/db), not {url!r}"
+            f"{middleware}(storage=) takes a Redis URL (redis://host:port/db), not {what}"
         )
     return url
 
@@ -142,18 +143,19 @@ class RedisAnswers:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return f"{self.name}:{tool.name}:{digest}"
 
-    def get(self, key: tuple[Any, str]) -> ToolResult | None:
+    def get(self, key: tuple[Any, str]) -> ToolResult | bool:
+        """The answer stored, or whether Redis answered (False: do not store either)."""
         try:
             found = self.client.get(self._redis_key(key))
         except Exception as exc:  # open: the tool runs
             self._unreachable(exc)
-            return None
+            return False
         if found is None:
-            return None
+            return True
         try:
             return ToolResult.ok(json.loads(found))
-        except ValueError:  # not ours: the tool runs
-            return None
+        except ValueError:  # not an answer of ours: the tool runs
+            return True
 
     def put(self, key: tuple[Any, str], result: ToolResult) -> None:
         text = _plain_json(result.data)
@@ -164,7 +166,7 @@ class RedisAnswers:
         except Exception as exc:
             self._unreachable(exc)
 
-    async def aget(self, key: tuple[Any, str]) -> ToolResult | None:
+    async def aget(self, key: tuple[Any, str]) -> ToolResult | bool:
         return await to_thread(self.get, key)
 
     async def aput(self, key: tuple[Any, str], result: ToolResult) -> None:
