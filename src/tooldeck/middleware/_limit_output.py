@@ -7,6 +7,10 @@ so every face answers the cut result: ``call_tool`` returns the cut text, a mode
 message holds it, an MCP client receives it. A result holding media (a list of parts)
 keeps its parts in order while they fit, media by its placeholder's length; the part
 that does not fit is cut (text) or left out (media), and the notice is the last part.
+
+One exception: served over MCP, a tool whose output schema refuses the cut text (it
+declares a list, an object...) cannot be sent it, the MCP specification requiring
+structured content that matches; the call fails there, saying so.
 """
 
 from __future__ import annotations
@@ -69,14 +73,36 @@ class LimitOutput(Builtin):
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
         if not self._selection.chooses(call):
             return call_next(call)
-        return self.limit(call_next(call))
+        result = call_next(call)
+        return self._served(call, result, self.limit(result))
 
     async def acall(
         self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]
     ) -> ToolResult:
         if not self._selection.chooses(call):
             return await call_next(call)
-        return self.limit(await call_next(call))
+        result = await call_next(call)
+        return self._served(call, result, self.limit(result))
+
+    def _served(self, call: Call, result: ToolResult, cut: ToolResult) -> ToolResult:
+        """``cut``, unless an MCP client would be sent a value its output schema refuses.
+
+        Served over MCP, a successful result must match the tool's output schema: a tool
+        declaring a list or an object cannot be answered with a cut text there. It fails
+        instead, saying why, in ``max_chars`` at most.
+        """
+        if cut is result or not cut.success or call._origin[2] != "mcp":
+            return cut
+        returns = call._tool.returns
+        if returns is None or not _refuses(returns, cut.data):
+            return cut
+        total = len(str(result))
+        return self.limit(
+            ToolResult.fail(
+                f"An answer of {total:,} characters, over {self.max_chars:,}: "
+                "its output schema admits no cut text"
+            )
+        )
 
     def limit(self, result: ToolResult) -> ToolResult:
         """``result`` itself when its text fits, else the cut result."""
@@ -120,6 +146,15 @@ class LimitOutput(Builtin):
             joined = "\n".join(part_text(part) for part in kept)
             return ToolResult.ok(joined + notice if joined else notice[1:])
         return ToolResult.ok([*kept, notice[1:]])  # the notice a part of its own
+
+
+def _refuses(schema: dict[str, Any], value: Any) -> bool:
+    from tooldeck._schema_check import schema_validator
+
+    try:
+        return bool(schema_validator(schema)(value))
+    except Exception:  # a schema jsonschema cannot use: the server's own check says
+        return False
 
 
 def _cut(text: str, limit: int) -> str:
