@@ -229,3 +229,30 @@ def test_a_sync_caller_waits_its_turn_in_order() -> None:
     second.join(10)
     assert order == ["a", "x", "b"]
     assert limit.running(1) == 0 and limit.running(2) == 0
+
+
+def test_a_call_made_inside_a_limited_call_runs_in_its_slot_never_waiting_for_itself() -> None:
+    # A tool that calls the registry again (sync or async, sync tools and async ones):
+    # with n=1 the inner call would wait forever for the slot its own caller holds.
+    limit = ConcurrencyLimit(1)
+    registry = ToolRegistry(middleware=[limit])
+
+    @registry.tool
+    def leaf(i: int) -> int:
+        return i
+
+    @registry.tool
+    def outer_sync(i: int) -> int:
+        return int(registry.call_tool("leaf", {"i": i})) + 1
+
+    @registry.tool
+    async def outer_async(i: int) -> int:
+        inner = await registry.async_call_tool("leaf", {"i": i})
+        nested_sync = registry.call_tool("outer_sync", {"i": i})  # a sync call, nested deeper
+        return int(inner) + int(nested_sync)
+
+    assert registry.call_tool("outer_sync", {"i": 1}) == 2
+    assert asyncio.run(registry.async_call_tool("outer_sync", {"i": 1})) == 2
+    assert registry.call_tool("outer_async", {"i": 1}) == 3
+    assert asyncio.run(registry.async_call_tool("outer_async", {"i": 1})) == 3
+    assert limit.running() == 0

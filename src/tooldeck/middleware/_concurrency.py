@@ -14,11 +14,18 @@ future resolved through ``call_soon_threadsafe``, the thread-safe way into its l
 so a slot is never free while someone waits for it. A waiter cancelled (or
 interrupted) gives back a slot handed to it in the meantime; a waiter whose loop has
 closed is skipped.
+
+A call made from inside a call that holds a slot (a tool calling the registry again,
+at any depth, sync or async) runs in that slot: with every slot held by callers
+waiting for their own inner calls, nothing could ever run again. The slots a call
+holds are a context variable, which follows it into worker threads, tasks and
+tooldeck's background loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -32,6 +39,11 @@ from ._select import Builtin, Key, KeyReader, key_failure
 __all__ = ["ConcurrencyLimit"]
 
 W = TypeVar("W", bound="_Waiter")
+
+# The (pools, key value) slots the current call holds, outermost first.
+_held: contextvars.ContextVar[tuple[tuple[Any, Any], ...]] = contextvars.ContextVar(
+    "tooldeck_concurrency_slots", default=()
+)
 
 
 class _Waiter:
@@ -188,6 +200,9 @@ class ConcurrencyLimit(Builtin):
         except Exception as exc:
             return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
+        held = _held.get()
+        if held and (pools, key) in held:  # inside a call holding this slot: run in it
+            return call_next(call)
         waiter = pools.take(key, _Waiter)
         if waiter is not None:
             try:
@@ -195,9 +210,11 @@ class ConcurrencyLimit(Builtin):
             except BaseException:  # interrupted (KeyboardInterrupt) while waiting
                 pools.leave(key, waiter)
                 raise
+        token = _held.set((*held, (pools, key)))
         try:
             return call_next(call)
         finally:
+            _held.reset(token)
             pools.give_back(key)
 
     async def acall(
@@ -210,6 +227,9 @@ class ConcurrencyLimit(Builtin):
         except Exception as exc:
             return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
+        held = _held.get()
+        if held and (pools, key) in held:
+            return await call_next(call)
         loop = asyncio.get_running_loop()
         waiter = pools.take(key, lambda: _AsyncWaiter(loop))
         if waiter is not None:
@@ -218,7 +238,9 @@ class ConcurrencyLimit(Builtin):
             except BaseException:  # cancelled while waiting: no slot kept
                 pools.leave(key, waiter)
                 raise
+        token = _held.set((*held, (pools, key)))
         try:
             return await call_next(call)
         finally:
+            _held.reset(token)
             pools.give_back(key)
