@@ -34,19 +34,22 @@ logger = logging.getLogger("tooldeck")
 _HINTS = ("readOnlyHint", "idempotentHint")
 
 
+# One encoder (``json.dumps`` with options makes a new one per call).
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
 def canonical_json(value: Any) -> str:
     """One text for equal values: keys sorted, no spaces, no NaN.
 
     Raises:
         Exception: what has no JSON form.
     """
-    return json.dumps(
-        to_jsonable_python(value),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+    try:
+        return _encode(value)  # plain JSON data: the usual arguments
+    except TypeError:  # a model, a date, a set...: its JSON form
+        return _encode(to_jsonable_python(value))
 
 
 class Cache(Builtin):
@@ -209,7 +212,10 @@ class _Local:
     def get(self, key: Any) -> ToolResult | bool:
         """The answer stored, or True (none: store one)."""
         with self.lock:
-            return self.cache.get(key, True)  # type: ignore[no-any-return]
+            try:
+                return self.cache[key]  # type: ignore[no-any-return]  # (one timed lookup)
+            except KeyError:
+                return True
 
     def put(self, key: Any, result: ToolResult) -> None:
         with self.lock:

@@ -195,10 +195,12 @@ class ConcurrencyLimit(Builtin):
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
         if not self._selection.chooses(call):
             return call_next(call)
-        try:
-            key = self._key(call)
-        except Exception as exc:
-            return key_failure("ConcurrencyLimit", call, exc)
+        key = None
+        if self._key.read is not None:
+            try:
+                key = self._key(call)
+            except Exception as exc:
+                return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
         held = _held.get()
         if held and (pools, key) in held:  # inside a call holding this slot: run in it
@@ -222,10 +224,12 @@ class ConcurrencyLimit(Builtin):
     ) -> ToolResult:
         if not self._selection.chooses(call):
             return await call_next(call)
-        try:
-            key = self._key(call)
-        except Exception as exc:
-            return key_failure("ConcurrencyLimit", call, exc)
+        key = None
+        if self._key.read is not None:
+            try:
+                key = self._key(call)
+            except Exception as exc:
+                return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
         held = _held.get()
         if held and (pools, key) in held:
