@@ -256,3 +256,30 @@ def test_a_call_made_inside_a_limited_call_runs_in_its_slot_never_waiting_for_it
     assert registry.call_tool("outer_async", {"i": 1}) == 3
     assert asyncio.run(registry.async_call_tool("outer_async", {"i": 1})) == 3
     assert limit.running() == 0
+
+
+def test_a_sync_call_inside_an_event_loop_never_blocks_it_waiting_for_a_slot() -> None:
+    # Waiting there would block the loop (tooldeck's background loop, where the calls
+    # holding the slots may run, or any other): the call fails at once, saying why.
+    limit = ConcurrencyLimit(1)
+    registry = ToolRegistry(middleware=[limit])
+
+    @registry.tool
+    def leaf(i: int) -> int:
+        return i
+
+    async def inside_a_loop() -> Any:
+        return registry.call_tool("leaf", {"i": 1})
+
+    assert asyncio.run(inside_a_loop()) == 1  # a slot free: no wait, it runs
+    assert limit._pools.take(None, object) is None  # another caller holds the only slot
+    try:
+        answer = asyncio.run(inside_a_loop())
+    finally:
+        limit._pools.give_back(None)
+    assert answer == (
+        "Error: ConcurrencyLimit: no slot is free for tool 'leaf', and this sync call runs "
+        "inside an event loop, which waiting would block: call it with an async face "
+        "(await async_call_tool or execute)"
+    )
+    assert limit.running() == 0

@@ -15,6 +15,10 @@ so a slot is never free while someone waits for it. A waiter cancelled (or
 interrupted) gives back a slot handed to it in the meantime; a waiter whose loop has
 closed is skipped.
 
+A sync call made inside a coroutine (an async tool calling ``call_tool``) that finds no
+slot free fails at once, saying so, instead of blocking that coroutine's event loop
+(tooldeck's background loop, perhaps, where the calls holding the slots run).
+
 A call made from inside a call that holds a slot (a tool calling the registry again,
 at any depth, sync or async) runs in that slot: with every slot held by callers
 waiting for their own inner calls, nothing could ever run again. The slots a call
@@ -31,7 +35,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from tooldeck._result import ToolResult, type_name
+from tooldeck._result import ToolResult, clip, type_name
 
 from ._call import Call
 from ._select import Builtin, Key, KeyReader, key_failure
@@ -84,6 +88,15 @@ class _AsyncWaiter(_Waiter):
             self.granted = False
             return False
         return True
+
+
+def _in_a_loop() -> bool:
+    """Whether this thread runs an event loop (this sync call came from a coroutine)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -207,6 +220,13 @@ class ConcurrencyLimit(Builtin):
             return call_next(call)
         waiter = pools.take(key, _Waiter)
         if waiter is not None:
+            if _in_a_loop():  # waiting would block it: a sync call made from a coroutine
+                pools.leave(key, waiter)
+                return ToolResult.fail(
+                    f"ConcurrencyLimit: no slot is free for tool '{clip(call.name)}', and this "
+                    "sync call runs inside an event loop, which waiting would block: call it "
+                    "with an async face (await async_call_tool or execute)"
+                )
             try:
                 waiter.wait()
             except BaseException:  # interrupted (KeyboardInterrupt) while waiting
