@@ -392,3 +392,16 @@ def test_the_text_a_model_reads_is_never_over_max_chars(
         assert limited is result  # what fits is handed on as it was
     else:
         assert str(limited).endswith(f"[… cut: {len(str(result)):,} characters in all]")
+
+
+@pytest.mark.parametrize(
+    "make", [lambda url: RateLimit(1, 1, storage=url), lambda url: Cache(60, storage=url)]
+)
+def test_storage_without_the_redis_extra_says_how_to_install_it(
+    make: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "redis", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'tooldeck\[redis\]'"):
+        make("redis://127.0.0.1:1/0")

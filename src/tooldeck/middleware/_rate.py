@@ -92,6 +92,7 @@ class RateLimit(Builtin):
             ``call.context[key]``), or a callable of the `Call` returning a hashable
             value (a user, a tenant).
         clock: Seconds, monotonic (``time.monotonic``); a clock of your own in tests.
+            (With ``storage``, the window runs on the processes' own clocks.)
         storage: ``"redis://host:port/db"``: keep the limit in Redis, shared by every
             process using it (needs ``tooldeck[redis]``; docs/middleware.md). ``None``:
             in this process.
