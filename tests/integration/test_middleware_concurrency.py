@@ -283,3 +283,24 @@ def test_a_sync_call_inside_an_event_loop_never_blocks_it_waiting_for_a_slot() -
         "(await async_call_tool or execute)"
     )
     assert limit.running() == 0
+
+
+def test_a_waiter_whose_event_loop_closed_is_skipped() -> None:
+    limit = ConcurrencyLimit(1)
+    registry = ToolRegistry(middleware=[limit])
+
+    @registry.tool
+    async def quick(i: int) -> int:
+        return i
+
+    pools = limit._pools
+    assert pools.take(None, object) is None  # the only slot, held
+    loop = asyncio.new_event_loop()
+    waiting = loop.create_task(registry.async_call_tool("quick", {"i": 1}))
+    loop.run_until_complete(asyncio.sleep(0.01))
+    assert not waiting.done() and len(pools.waiters[None]) == 1
+    loop.close()  # gone, its task never resumed (nor cancelled)
+    pools.give_back(None)  # its waiter cannot take the slot: it stays free
+    assert limit.running() == 0 and None not in pools.waiters
+    assert registry.call_tool("quick", {"i": 2}) == 2
+    waiting._log_destroy_pending = False  # (a task left pending on purpose)

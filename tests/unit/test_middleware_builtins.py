@@ -405,3 +405,23 @@ def test_storage_without_the_redis_extra_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "redis", None)  # as if not installed
     with pytest.raises(ImportError, match=r"pip install 'tooldeck\[redis\]'"):
         make("redis://127.0.0.1:1/0")
+
+
+def test_rate_limit_from_many_threads_allows_exactly_the_burst() -> None:
+    import threading
+
+    registry = rate_registry(RateLimit(100, per=3600))
+    allowed: list[bool] = []
+    barrier = threading.Barrier(8)
+
+    def work() -> None:
+        barrier.wait()
+        for _ in range(50):
+            allowed.append(registry.execute_sync("ping", {}).success)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(allowed) == 400 and allowed.count(True) == 100
