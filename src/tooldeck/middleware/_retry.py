@@ -57,12 +57,12 @@ class Retry(Builtin):
     def __init__(
         self,
         attempts: int = 3,
+        *,
         backoff: Backoff = 0.1,
         retry_on: type[BaseException] | Iterable[type[BaseException]] = (
             ConnectionError,
             TimeoutError,
         ),
-        *,
         tools: str | Iterable[str] | None = None,
         tags: str | Iterable[str] | None = None,
     ) -> None:
