@@ -17,6 +17,12 @@ from tooldeck.middleware import Cache, ConcurrencyLimit, LimitOutput, RateLimit,
 
 pytestmark = pytest.mark.timeout(60)
 
+# A real 1x1 PNG.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0f01f0005000201e3a7b8f90000000049454e44ae426082"
+)
+
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS, ids=[entry[0] for entry in ENTRY_POINTS])
 def test_the_built_ins_answer_alike_on_every_entry_point(entry: Any) -> None:
@@ -55,7 +61,7 @@ def test_the_built_ins_answer_alike_on_every_entry_point(entry: Any) -> None:
 async def test_limit_output_over_mcp_serves_the_cut_text_or_says_why_it_cannot() -> None:
     from fastmcp import Client
 
-    from tooldeck import ToolRegistry
+    from tooldeck import Image, ToolRegistry
 
     registry = ToolRegistry(middleware=[LimitOutput(100)])
 
@@ -71,6 +77,10 @@ async def test_limit_output_over_mcp_serves_the_cut_text_or_says_why_it_cannot()
     def rows(n: int) -> list[int]:  # an array: a cut text would break its schema
         return list(range(n))
 
+    @registry.tool
+    def parts(n: int) -> list[Any]:  # media: the parts that fit, then the notice
+        return ["y" * n, Image(PNG), "z" * n]
+
     async with Client(registry.as_mcp_server()) as client:
         for name in ("text", "untyped"):
             served = await client.call_tool(name, {"n": 200}, raise_on_error=False)
@@ -82,6 +92,14 @@ async def test_limit_output_over_mcp_serves_the_cut_text_or_says_why_it_cannot()
         assert served.content[0].text == (  # type: ignore[union-attr]
             "An answer of 890 characters, over 100: its output schema admits no cut text"
         )
+        served = await client.call_tool("parts", {"n": 38}, raise_on_error=False)
+        assert not served.is_error
+        assert [getattr(item, "text", item.type) for item in served.content] == [
+            "y" * 38,
+            "image",
+            "z",
+            "[… cut: 106 characters in all]",
+        ]
         fits = await client.call_tool("rows", {"n": 5}, raise_on_error=False)
         assert fits.structured_content == {"result": [0, 1, 2, 3, 4]}
     cut = registry.call_tool("rows", {"n": 200})  # elsewhere the cut text, as for any tool
