@@ -18,6 +18,11 @@ is compared with the floor of the same round, so the targets hold on any machine
   most 2.6 and 2.3 floors;
 * a registry without middleware: its ``call_tool`` against the floor, as the call
   benchmarks state it (at most 1.5x): adding the chain costs it nothing.
+
+A second table (`run_builtins`) gives what the built-in middleware cost per call, on
+the same rounds' plain registry: a `ConcurrencyLimit` with a free slot (sync and
+async), an answer from `Cache`, and a built-in passing over a tool it does not choose.
+No target: the figures are for docs/middleware.md's readers.
 """
 
 from __future__ import annotations
@@ -127,6 +132,52 @@ TARGETS = {
 }
 
 
+def run_builtins(timer: Timer) -> dict[str, dict[str, float]]:
+    """Per case: µs per call without middleware and with the built-in, and the cost."""
+    from tooldeck import ToolRegistry
+    from tooldeck.middleware import Cache, ConcurrencyLimit, RateLimit
+
+    def registry(*middleware: Any) -> Any:
+        made = ToolRegistry(middleware=list(middleware))
+        made.register(fn.add)
+        made.register(fn.aadd)
+        return made
+
+    plain = registry()
+    limited = registry(ConcurrencyLimit(1_000))
+    cached = registry(Cache(3600, tools=["add", "aadd"]))
+    passed = registry(RateLimit(1, 3600, tools="other"))
+    args = fn.CALL_ARGS
+
+    def sync(face: Any) -> Call:
+        return Call("ct('add', args)", {"ct": face.call_tool, "args": args})
+
+    def asynced(face: Any) -> Call:
+        return Call("ct('aadd', args)", {"ct": face.async_call_tool, "args": args}, is_async=True)
+
+    cases = {
+        "call_tool, ConcurrencyLimit (a slot free)": (sync(plain), sync(limited)),
+        "await async_call_tool, ConcurrencyLimit (a slot free)": (
+            asynced(plain),
+            asynced(limited),
+        ),
+        "call_tool, an answer from Cache (the tool not run)": (sync(plain), sync(cached)),
+        "call_tool, RateLimit on other tools (passed over)": (sync(plain), sync(passed)),
+    }
+    measured: dict[str, dict[str, float]] = {}
+    for label, (without, with_one) in cases.items():
+        for call in (without, with_one):
+            assert timer.once(call) == fn.CALL_RESULT
+        stats = timer.compare({"without": without, "with": with_one})
+        wo, w = (stats[k].samples for k in ("without", "with"))
+        measured[label] = {
+            "without_us": stats["without"].median * 1e6,
+            "with_us": stats["with"].median * 1e6,
+            "cost_us": statistics.median(b - a for a, b in zip(wo, w, strict=True)) * 1e6,
+        }
+    return measured
+
+
 def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Run the cases and print their table; the measurements by case."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -135,6 +186,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     timer = Timer(Settings.make(opts.quick))
     try:
         measured = run(timer)
+        builtins = run_builtins(timer)
     finally:
         timer.close()
     print("One pass-through middleware: µs per call (medians of paired rounds)")
@@ -148,6 +200,12 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
             f"{m['cost_us']:.2f} | {m['cost_floors']:.2f} | <= {target:.2f} {verdict} | "
             f"{m['plain_ratio']:.2f}x (<= {PLAIN_TARGET:g}x) |"
         )
+    print()
+    print("Built-in middleware: µs per call (medians of paired rounds)")
+    print("| case | without | with | cost |")
+    print("| --- | ---: | ---: | ---: |")
+    for label, m in builtins.items():
+        print(f"| {label} | {m['without_us']:.2f} | {m['with_us']:.2f} | {m['cost_us']:.2f} |")
     return measured
 
 

@@ -29,3 +29,4 @@ def test_bench_middleware_quick(capsys: pytest.CaptureFixture[str]) -> None:
         assert min(m["floor_us"], m["without_us"], m["with_us"]) > 0
     out = capsys.readouterr().out
     assert "| call_tool, a sync middleware |" in out
+    assert "| call_tool, an answer from Cache (the tool not run) |" in out

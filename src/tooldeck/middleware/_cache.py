@@ -1,0 +1,228 @@
+"""`Cache`: a call answered from an earlier success of the same tool with the same
+validated arguments (and the same values of the context keys it varies on).
+
+The key is the tool, the canonical JSON of its validated arguments (validated by the
+tool's own validator, so ``{"n": "5"}`` and ``{"n": 5}`` for an ``int`` are one call),
+and the values of the ``vary`` context keys. A failure is never stored. A tool whose
+injected parameters read context keys not in ``vary`` is never cached (its answer may
+differ per user): its calls pass through, and a warning says so once per tool. In the
+process the store is a ``cachetools.TTLCache`` under a lock; with
+``storage="redis://..."``, Redis (`tooldeck.middleware._redis`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from tooldeck._result import ToolResult, type_name
+from tooldeck._tool import Tool
+
+from ._call import Call
+from ._select import Builtin, check_number, names
+
+__all__ = ["Cache", "canonical_json"]
+
+logger = logging.getLogger("tooldeck")
+
+_HINTS = ("readOnlyHint", "idempotentHint")
+
+
+# One encoder (``json.dumps`` with options makes a new one per call).
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
+def canonical_json(value: Any) -> str:
+    """One text for equal values: keys sorted, no spaces, no NaN.
+
+    Raises:
+        Exception: what has no JSON form.
+    """
+    try:
+        return _encode(value)  # plain JSON data: the usual arguments
+    except TypeError:  # a model, a date, a set...: its JSON form
+        return _encode(to_jsonable_python(value))
+
+
+class Cache(Builtin):
+    """Answers a call from an earlier success of the same tool with the same arguments.
+
+    When neither ``tools`` nor ``tags`` is given, only tools annotated ``readOnlyHint``
+    or ``idempotentHint`` are cached. The values of the context keys in ``vary`` are
+    part of the key; a tool with injected parameters is cached only when ``vary`` names
+    every context key they read (else its calls pass through uncached, with a warning
+    once): one user's answer never reaches another. Failures are never cached.
+
+    Args:
+        ttl: Seconds an answer is kept.
+        maxsize: Answers kept in the process (the least recently used go first); Redis
+            keeps what its own memory policy keeps.
+        vary: Context keys whose values are part of the key.
+        clock: Seconds, monotonic, for the process's store (a clock of your own in tests).
+        storage: ``"redis://host:port/db"``: keep the answers in Redis, shared by every
+            process using it (needs ``tooldeck[redis]``); only answers that are plain
+            JSON data are stored there. ``None``: in this process.
+        tools: The names of the tools it applies to.
+        tags: It applies to the tools with any of these tags (with ``tools``: either).
+
+    Raises:
+        TypeError, ValueError: an argument out of range or of the wrong type.
+    """
+
+    __slots__ = ("_lock", "_store", "_warned", "maxsize", "ttl", "vary")
+
+    def __init__(
+        self,
+        ttl: float,
+        maxsize: int = 1024,
+        *,
+        vary: str | Iterable[str] = (),
+        clock: Callable[[], float] = time.monotonic,
+        storage: str | None = None,
+        tools: str | Iterable[str] | None = None,
+        tags: str | Iterable[str] | None = None,
+    ) -> None:
+        check_number(ttl, "Cache(ttl)")
+        if isinstance(maxsize, bool) or not isinstance(maxsize, int):
+            raise TypeError(f"Cache(maxsize): maxsize must be an int, not {type_name(maxsize)}")
+        if maxsize < 1:
+            raise ValueError(f"Cache(maxsize): maxsize must be at least 1, not {maxsize}")
+        if not callable(clock):
+            raise TypeError(f"Cache(clock=) must be callable, not {type_name(clock)}")
+        super().__init__(tools, tags)
+        self.ttl = ttl
+        self.maxsize = maxsize
+        self.vary: tuple[str, ...] = tuple(sorted(names(vary, "vary") or ()))
+        self._lock = threading.Lock()
+        self._warned: set[str] = set()  # the tools a warning named
+        self._store: Any
+        if storage is None:
+            from cachetools import TTLCache  # (pure Python, imported when a Cache is made)
+
+            self._store = _Local(TTLCache(maxsize, ttl, timer=clock), self._lock)
+        else:
+            from ._redis import RedisAnswers
+
+            self._store = RedisAnswers(storage, ttl, self._state_name())
+
+    def _state_name(self) -> str:
+        chosen = self._selection.settings()
+        vary = ",".join(self.vary)
+        return f"Cache:ttl={self.ttl:g}:vary={vary}" + (f":{chosen}" if chosen else "")
+
+    def _settings(self) -> list[str]:
+        shown = [f"ttl={self.ttl!r}", f"maxsize={self.maxsize}"]
+        if self.vary:
+            shown.append(f"vary={list(self.vary)!r}")
+        if not isinstance(self._store, _Local):
+            shown.append(f"storage={self._store.shown!r}")
+        return shown
+
+    def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
+        key = self._key(call)
+        if key is None:
+            return call_next(call)
+        store = self._store
+        found = store.get(key)
+        if found.__class__ is ToolResult:
+            return found
+        result = call_next(call)
+        if result.success and found:  # (False: the storage did not answer)
+            store.put(key, result)
+        return result
+
+    async def acall(
+        self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]
+    ) -> ToolResult:
+        key = self._key(call)
+        if key is None:
+            return await call_next(call)
+        store = self._store
+        found = await store.aget(key)
+        if found.__class__ is ToolResult:
+            return found
+        result = await call_next(call)
+        if result.success and found:
+            await store.aput(key, result)
+        return result
+
+    # -- the key ---------------------------------------------------------------------
+
+    def _key(self, call: Call) -> tuple[Tool[..., Any], str] | None:
+        """The call's key, or None when it is not to be cached."""
+        tool = call._tool
+        if not self._caches(call, tool):
+            return None
+        try:
+            validated = tool._spec.validate_python(call._arguments)
+        except Exception:  # invalid: not cached, and the tool's pipeline says why
+            return None
+        context = call._context or {}
+        vary = {key: context[key] for key in self.vary if key in context}
+        try:
+            return tool, canonical_json([validated, vary])
+        except Exception:  # a value with no JSON form: no key for it, no caching
+            return None
+
+    def _caches(self, call: Call, tool: Tool[..., Any]) -> bool:
+        """Whether ``tool``'s calls are cached at all."""
+        if self._selection.given:
+            chosen = self._selection.chooses(call)
+        else:
+            hints = tool._annotations or {}
+            chosen = any(hints.get(hint) is True for hint in _HINTS)
+        if not chosen:
+            return False
+        if not tool._injected:
+            return True
+        unvaried = sorted({i.key for i in tool._injected} - set(self.vary))
+        if unvaried:
+            with self._lock:
+                first = tool.name not in self._warned
+                self._warned.add(tool.name)
+            if first:
+                logger.warning(
+                    "Cache: tool %r is not cached: its injected parameters read the context "
+                    "keys %s, which vary= does not name (one user's answer must never reach "
+                    "another)",
+                    tool.name,
+                    ", ".join(unvaried),
+                )
+            return False
+        return True
+
+
+class _Local:
+    """The process's store: a ``TTLCache`` of results, under a lock."""
+
+    __slots__ = ("cache", "lock")
+
+    def __init__(self, cache: Any, lock: threading.Lock) -> None:
+        self.cache = cache
+        self.lock = lock
+
+    def get(self, key: Any) -> ToolResult | bool:
+        """The answer stored, or True (none: store one)."""
+        with self.lock:
+            try:
+                return self.cache[key]  # type: ignore[no-any-return]  # (one timed lookup)
+            except KeyError:
+                return True
+
+    def put(self, key: Any, result: ToolResult) -> None:
+        with self.lock:
+            self.cache[key] = result
+
+    async def aget(self, key: Any) -> ToolResult | bool:
+        return self.get(key)
+
+    async def aput(self, key: Any, result: ToolResult) -> None:
+        self.put(key, result)

@@ -1,0 +1,197 @@
+"""Redis as the shared state of `RateLimit` and `Cache` (extra ``redis``).
+
+Every worker behind a load balancer that has the same middleware (the same settings)
+on the same storage URL shares one state: its keys are under ``tooldeck:``, named by
+the middleware and its settings.
+
+* Rate limits go through the ``limits`` library: its Redis storage and its moving
+  window (at most ``calls`` in any ``per`` seconds: the same bursts and the same
+  sustained rate as the process's token bucket; the window frees a call ``per``
+  seconds after it was made, where the bucket frees one every ``per / calls``).
+* Answers go through the ``redis`` client: JSON under a key with the ``ttl`` as its
+  expiry.
+
+Redis is asked with short socket timeouts and no retries, so an unreachable server
+costs a call a few seconds at most: then `RateLimit` fails the call (closed), naming the
+storage, and `Cache` runs the tool (open). The async faces ask from a worker thread,
+never blocking their event loop. The URL is shown without its password.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from tooldeck._result import ToolResult, clip, type_name
+from tooldeck._threads import to_thread
+
+__all__ = ["TIMEOUT", "RedisAnswers", "RedisRates", "shown_url"]
+
+logger = logging.getLogger("tooldeck")
+
+TIMEOUT = 2.0  # seconds for connecting and for each reply
+PREFIX = "tooldeck"
+
+
+def shown_url(url: str) -> str:
+    """The storage URL as messages show it: without user or password, nor query."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:
+        return clip(url.split("@")[-1])
+
+
+def _options() -> dict[str, Any]:
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    # No retry: redis-py's default retries three times, each up to the timeout.
+    return {
+        "socket_timeout": TIMEOUT,
+        "socket_connect_timeout": TIMEOUT,
+        "retry": Retry(NoBackoff(), 0),
+    }
+
+
+def _check_url(url: Any, middleware: str) -> str:
+    if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
+        what = repr(shown_url(url)) if isinstance(url, str) else type_name(url)
+        raise ValueError(
+            f"{middleware}(storage=) takes a Redis URL (redis://host:port/db), not {what}"
+        )
+    return url
+
+
+def _import(middleware: str) -> None:
+    try:
+        import limits  # noqa: F401
+        import redis  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"{middleware}(storage=...) needs Redis support: pip install 'tooldeck[redis]'"
+        ) from exc
+
+
+class RedisRates:
+    """`RateLimit`'s state in Redis: a ``limits`` moving window per key value."""
+
+    __slots__ = ("calls", "item", "limiter", "per", "shown")
+
+    def __init__(self, url: str, calls: int, per: float, name: str) -> None:
+        _check_url(url, "RateLimit")
+        if per != int(per):
+            raise ValueError(
+                f"RateLimit(per=) must be a whole number of seconds with storage=, not {per!r}"
+            )
+        _import("RateLimit")
+        from limits import RateLimitItemPerSecond
+        from limits.storage import RedisStorage
+        from limits.strategies import MovingWindowRateLimiter
+
+        self.calls, self.per = calls, per
+        self.shown = shown_url(url)
+        storage = RedisStorage(url, key_prefix=PREFIX, wrap_exceptions=True, **_options())
+        self.limiter = MovingWindowRateLimiter(storage)
+        self.item = RateLimitItemPerSecond(calls, int(per), namespace=name)
+
+    def take(self, key: Any) -> float:
+        """Take a call from the window: 0.0, or the seconds until one is free.
+
+        Raises:
+            Exception: Redis did not answer (within `TIMEOUT`).
+        """
+        ident = _ident(key)
+        if self.limiter.hit(self.item, ident):
+            return 0.0
+        reset = self.limiter.get_window_stats(self.item, ident).reset_time
+        return max(reset - time.time(), 0.001)
+
+    async def atake(self, key: Any) -> float:
+        return await to_thread(self.take, key)
+
+
+def _ident(key: Any) -> str:
+    """A key value as part of a Redis key: its type and text (``1`` is not ``"1"``)."""
+    return "-" if key is None else f"{type(key).__name__}:{key}"
+
+
+class RedisAnswers:
+    """`Cache`'s answers in Redis: plain JSON data under a key that expires."""
+
+    __slots__ = ("client", "name", "shown", "ttl_ms")
+
+    def __init__(self, url: str, ttl: float, name: str) -> None:
+        _check_url(url, "Cache")
+        _import("Cache")
+        import redis
+
+        self.shown = shown_url(url)
+        self.client = redis.Redis.from_url(url, **_options())
+        self.ttl_ms = max(1, round(ttl * 1000))
+        self.name = f"{PREFIX}:{name}"
+
+    def _redis_key(self, key: tuple[Any, str]) -> str:
+        tool, text = key
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"{self.name}:{tool.name}:{digest}"
+
+    def get(self, key: tuple[Any, str]) -> ToolResult | bool:
+        """The answer stored, or whether Redis answered (False: do not store either)."""
+        try:
+            found = self.client.get(self._redis_key(key))
+        except Exception as exc:  # open: the tool runs
+            self._unreachable(exc)
+            return False
+        if found is None:
+            return True
+        try:
+            return ToolResult.ok(json.loads(found))
+        except ValueError:  # not an answer of ours: the tool runs
+            return True
+
+    def put(self, key: tuple[Any, str], result: ToolResult) -> None:
+        text = _plain_json(result.data)
+        if text is None:
+            return
+        try:
+            self.client.set(self._redis_key(key), text, px=self.ttl_ms)
+        except Exception as exc:
+            self._unreachable(exc)
+
+    async def aget(self, key: tuple[Any, str]) -> ToolResult | bool:
+        return await to_thread(self.get, key)
+
+    async def aput(self, key: tuple[Any, str], result: ToolResult) -> None:
+        await to_thread(self.put, key, result)
+
+    def _unreachable(self, exc: BaseException) -> None:
+        logger.warning("Cache: its storage %s did not answer (%s): the tool runs", self.shown, exc)
+
+
+def _plain_json(data: Any) -> str | None:
+    """``data`` as JSON when it reads back as the very same value, else None (a model,
+    a tuple, media: what a cached answer could not give back as it was)."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        same = json.loads(text) == data and _same_types(json.loads(text), data)
+    except Exception:
+        return None
+    return text if same else None
+
+
+def _same_types(read: Any, data: Any) -> bool:
+    if type(read) is not type(data):
+        return False
+    if type(data) is dict:
+        return all(_same_types(read[k], v) for k, v in data.items())
+    if type(data) is list:
+        return all(_same_types(r, d) for r, d in zip(read, data, strict=True))
+    return True

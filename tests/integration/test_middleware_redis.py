@@ -1,0 +1,206 @@
+"""`RateLimit` and `Cache` with ``storage="redis://..."``, against a real Redis server.
+
+Two registries stand for two workers behind a load balancer: each has its own
+middleware objects with the same settings on the same URL, and they share one limit and
+one cache. The server is a real ``redis-server`` started on a free port of 127.0.0.1 in
+a temporary directory (no persistence); the tests skip, saying why, where the binary
+is missing. An unreachable storage fails the limit closed and the cache open, naming
+the storage, within the (shortened) socket timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tooldeck import ToolRegistry
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start(binary: str, folder: Path) -> tuple[subprocess.Popen[bytes], int]:
+    import redis
+
+    for _ in range(5):  # a port taken between choosing and binding: try another
+        port = _free_port()
+        server = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1)
+        deadline = time.monotonic() + 10
+        while server.poll() is None and time.monotonic() < deadline:
+            try:
+                if client.ping():
+                    client.close()
+                    return server, port
+            except redis.RedisError:
+                time.sleep(0.02)
+        server.kill()
+        server.wait()
+    pytest.fail("redis-server did not start")
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("no redis-server on PATH: the Redis storage tests need a real server")
+    pytest.importorskip("redis", reason="the redis extra is not installed")
+    pytest.importorskip("limits", reason="the redis extra is not installed")
+    server, port = _start(binary, tmp_path_factory.mktemp("redis"))
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def url(redis_server: str) -> Iterator[str]:
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    client.flushdb()  # each test starts from an empty database
+    yield redis_server
+    client.close()
+
+
+def worker(middleware: list[Any], runs: list[str]) -> ToolRegistry:
+    """One worker's registry: the same tools, its own middleware objects."""
+    registry = ToolRegistry(middleware=middleware)
+
+    @registry.tool(annotations={"readOnlyHint": True})
+    def lookup(key: str) -> dict[str, Any]:
+        runs.append(key)
+        return {"key": key, "value": len(runs), "tags": ["a", None, 1.5, True]}
+
+    @registry.tool(annotations={"readOnlyHint": True})
+    def pair(key: str) -> tuple[str, int]:  # a tuple reads back from JSON as a list
+        runs.append(key)
+        return (key, len(runs))
+
+    @registry.tool(annotations={"readOnlyHint": True})
+    def broken(key: str) -> str:
+        runs.append(key)
+        raise ConnectionError("upstream down")
+
+    return registry
+
+
+def test_two_workers_share_one_rate_limit(url: str) -> None:
+    from tooldeck.middleware import RateLimit
+
+    runs: list[str] = []
+    a = worker([RateLimit(3, per=60, key="user", storage=url)], runs)
+    b = worker([RateLimit(3, per=60, key="user", storage=url)], runs)
+    ann = {"user": "ann"}
+    assert a.call_tool("lookup", {"key": "1"}, context=ann)["key"] == "1"
+    assert asyncio.run(b.async_call_tool("lookup", {"key": "2"}, context=ann))["key"] == "2"
+    assert b.call_tool("lookup", {"key": "3"}, context=ann)["key"] == "3"
+    refused = a.call_tool("lookup", {"key": "4"}, context=ann)
+    prefix = "Error: Rate limit reached for tool 'lookup' (3 calls per 60 seconds): try again in"
+    assert refused.startswith(prefix)
+    wait = float(refused[len(prefix) :].split()[0])
+    assert 0 < wait <= 60
+    assert asyncio.run(b.async_call_tool("lookup", {"key": "5"}, context=ann)).startswith(prefix)
+    assert b.call_tool("lookup", {"key": "6"}, context={"user": "bob"})["key"] == "6"  # own
+    assert runs == ["1", "2", "3", "6"]
+    # Another setting is another limit; the keys name the middleware and its settings.
+    c = worker([RateLimit(5, per=60, key="user", storage=url)], runs)
+    assert c.call_tool("lookup", {"key": "7"}, context=ann)["key"] == "7"
+    import redis
+
+    keys = sorted(k.decode() for k in redis.Redis.from_url(url).keys("*"))
+    assert keys and all(k.startswith("tooldeck:RateLimit:") for k in keys)
+    assert any(":3/60s" in k for k in keys) and any(":5/60s" in k for k in keys)
+
+
+def test_two_workers_share_one_cache(url: str) -> None:
+    from tooldeck.middleware import Cache
+
+    runs: list[str] = []
+    a = worker([Cache(60, vary="tenant", storage=url)], runs)
+    b = worker([Cache(60, vary="tenant", storage=url)], runs)
+    t1, t2 = {"tenant": "t1"}, {"tenant": "t2"}
+    first = a.call_tool("lookup", {"key": "k"}, context=t1)
+    assert first == {"key": "k", "value": 1, "tags": ["a", None, 1.5, True]}
+    assert b.call_tool("lookup", {"key": "k"}, context=t1) == first  # from a's answer
+    assert asyncio.run(b.async_call_tool("lookup", {"key": "k"}, context=t1)) == first
+    assert b.call_tool("lookup", {"key": "k"}, context=t2)["value"] == 2  # never across vary
+    assert runs == ["k", "k"]
+    # What would not read back as it was (a tuple) is not stored; nor is a failure.
+    assert a.call_tool("pair", {"key": "p"}) == ("p", 3)
+    assert b.call_tool("pair", {"key": "p"}) == ("p", 4)
+    assert a.call_tool("broken", {"key": "x"}) == "Error: upstream down"
+    assert asyncio.run(b.async_call_tool("broken", {"key": "x"})) == "Error: upstream down"
+    assert runs == ["k", "k", "p", "p", "x", "x"]
+    import redis
+
+    keys = [k.decode() for k in redis.Redis.from_url(url).keys("*")]
+    assert len(keys) == 2 and all(k.startswith("tooldeck:Cache:ttl=60:vary=tenant:") for k in keys)
+    assert all(":lookup:" in k for k in keys)
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that accepts connections and never answers: only a timeout ends a wait."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        yield int(sock.getsockname()[1])
+
+
+@pytest.mark.timeout(30)
+def test_an_unreachable_storage_fails_the_limit_closed_and_the_cache_open(
+    silent_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tooldeck.middleware import Cache, RateLimit, _redis
+
+    monkeypatch.setattr(_redis, "TIMEOUT", 0.2)  # the socket timeouts, shortened
+    closed_port = _free_port()
+    for port in (closed_port, silent_port):
+        url = f"redis://user:s3cret@127.0.0.1:{port}/0"
+        runs: list[str] = []
+        limited = worker([RateLimit(3, per=60, storage=url)], runs)
+        cached = worker([Cache(60, storage=url)], runs)
+        for answer in (
+            limited.call_tool("lookup", {"key": "a"}),
+            asyncio.run(limited.async_call_tool("lookup", {"key": "a"})),
+        ):
+            assert answer.startswith(
+                "Error: Rate limit for tool 'lookup' cannot be checked: its storage "
+                f"redis://127.0.0.1:{port}/0 did not answer"
+            )
+            assert "s3cret" not in answer
+        assert runs == []  # closed: the tool never ran
+        assert cached.call_tool("lookup", {"key": "b"})["key"] == "b"  # open: it ran
+        assert asyncio.run(cached.async_call_tool("lookup", {"key": "b"}))["key"] == "b"
+        assert runs == ["b", "b"]

@@ -1,0 +1,226 @@
+"""`Cache` in the process: the key (the tool, its validated arguments, the vary values),
+which tools it caches, never a failure, never one user's answer for another."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tooldeck import Injected, ToolRegistry, ToolResult
+from tooldeck.middleware import Cache
+
+pytestmark = pytest.mark.timeout(30)
+
+READ_ONLY = {"readOnlyHint": True}
+
+
+def sync_face(registry: ToolRegistry, name: str, args: dict[str, Any], **kw: Any) -> Any:
+    return registry.call_tool(name, args, **kw)
+
+
+def async_face(registry: ToolRegistry, name: str, args: dict[str, Any], **kw: Any) -> Any:
+    return asyncio.run(registry.async_call_tool(name, args, **kw))
+
+
+Face = Callable[..., Any]
+FACES = [pytest.param(sync_face, id="sync"), pytest.param(async_face, id="async")]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def cache_registry(cache: Cache, runs: list[str]) -> ToolRegistry:
+    registry = ToolRegistry(middleware=[cache])
+
+    @registry.tool(annotations=READ_ONLY)
+    def square(n: int) -> int:
+        runs.append(f"square {n}")
+        return n * n
+
+    @registry.tool(annotations={"idempotentHint": True})
+    async def cube(n: int) -> int:
+        runs.append(f"cube {n}")
+        return n**3
+
+    @registry.tool
+    def plain(n: int) -> int:  # no hint: not cached unless chosen
+        runs.append(f"plain {n}")
+        return n
+
+    @registry.tool(annotations=READ_ONLY)
+    def flaky(n: int) -> int:
+        runs.append(f"flaky {n}")
+        if len(runs) == 1:
+            raise ConnectionError("down")
+        return n
+
+    @registry.tool(annotations=READ_ONLY)
+    def mine(n: int, user: Annotated[str, Injected]) -> str:
+        runs.append(f"mine {user}")
+        return f"{user}:{n}"
+
+    @registry.tool(annotations=READ_ONLY)
+    def whoami(n: int) -> ToolResult:
+        runs.append("whoami")
+        return ToolResult.fail("refused") if n < 0 else ToolResult.ok(n)
+
+    return registry
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_the_same_validated_call_is_answered_once(face: Face) -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60), runs)
+    assert face(registry, "square", {"n": 3}) == 9
+    assert face(registry, "square", {"n": "3"}) == 9  # validated: the same call
+    assert face(registry, "square", {"n": 4}) == 16
+    assert face(registry, "cube", {"n": 2}) == 8
+    assert face(registry, "cube", {"n": 2}) == 8
+    assert runs == ["square 3", "square 4", "cube 2"]
+    assert face(registry, "plain", {"n": 1}) == face(registry, "plain", {"n": 1}) == 1
+    assert runs[-2:] == ["plain 1", "plain 1"]  # no hint: never cached
+
+
+def test_both_faces_share_one_store() -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60), runs)
+    assert registry.call_tool("square", {"n": 5}) == 25
+    assert asyncio.run(registry.async_call_tool("square", {"n": 5})) == 25
+    assert asyncio.run(registry.execute("square", '{"n": 5}')).data == 25
+    reply = [
+        {"id": "1", "type": "function", "function": {"name": "square", "arguments": '{"n":5}'}}
+    ]
+    assert registry.run_tool_calls(reply)[0]["content"] == "25"
+    assert runs == ["square 5"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_never_a_failure(face: Face) -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60), runs)
+    assert face(registry, "flaky", {"n": 1}) == "Error: down"
+    assert face(registry, "flaky", {"n": 1}) == 1
+    assert face(registry, "flaky", {"n": 1}) == 1
+    assert face(registry, "whoami", {"n": -1}) == "Error: refused"
+    assert face(registry, "whoami", {"n": -1}) == "Error: refused"
+    text = face(registry, "square", {"n": "x"})
+    assert text.startswith("Error: Invalid arguments for tool 'square'")
+    assert runs == ["flaky 1", "flaky 1", "whoami", "whoami"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_injected_parameters_are_cached_only_when_vary_names_them(
+    face: Face, caplog: pytest.LogCaptureFixture
+) -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60), runs)
+    with caplog.at_level(logging.WARNING, logger="tooldeck"):
+        assert face(registry, "mine", {"n": 1}, context={"user": "ann"}) == "ann:1"
+        assert face(registry, "mine", {"n": 1}, context={"user": "bob"}) == "bob:1"
+        assert face(registry, "mine", {"n": 1}, context={"user": "ann"}) == "ann:1"
+    assert runs == ["mine ann", "mine bob", "mine ann"]  # passed through, uncached
+    warnings = [r.getMessage() for r in caplog.records if "not cached" in r.getMessage()]
+    assert len(warnings) == 1 and "'mine'" in warnings[0] and "user" in warnings[0]
+
+    runs.clear()
+    registry = cache_registry(Cache(60, vary="user"), runs)
+    for user in ("ann", "bob", "ann", "bob"):
+        assert face(registry, "mine", {"n": 1}, context={"user": user}) == f"{user}:1"
+    assert runs == ["mine ann", "mine bob"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_never_across_vary_values(face: Face) -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60, vary=["tenant"]), runs)
+    for context in ({"tenant": "a"}, {"tenant": "b"}, {}, {"tenant": None}, {"tenant": "a"}):
+        assert face(registry, "square", {"n": 2}, context=context) == 4
+    assert runs == ["square 2"] * 4  # a, b, none, None; then a again from the cache
+
+
+def test_tools_and_tags_choose_what_is_cached_whatever_the_hints() -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60, tools="plain"), runs)
+    registry.call_tool("plain", {"n": 1})
+    registry.call_tool("plain", {"n": 1})
+    registry.call_tool("square", {"n": 1})
+    registry.call_tool("square", {"n": 1})
+    assert runs == ["plain 1", "square 1", "square 1"]
+    runs.clear()
+    registry = cache_registry(Cache(60, tags="cheap"), runs)
+    registry.call_tool("plain", {"n": 1})
+    registry.tag("plain", "cheap")  # tags are read at each call
+    registry.call_tool("plain", {"n": 1})
+    registry.call_tool("plain", {"n": 1})
+    assert runs == ["plain 1", "plain 1"]
+
+
+def test_answers_expire_after_ttl_and_the_oldest_go_past_maxsize() -> None:
+    runs: list[str] = []
+    clock = Clock()
+    registry = cache_registry(Cache(10, maxsize=2, clock=clock), runs)
+    registry.call_tool("square", {"n": 1})
+    clock.now = 9.9
+    registry.call_tool("square", {"n": 1})
+    clock.now = 10.0
+    registry.call_tool("square", {"n": 1})  # expired
+    assert runs == ["square 1", "square 1"]
+    registry.call_tool("square", {"n": 2})
+    registry.call_tool("square", {"n": 3})  # the third: n=1 goes
+    registry.call_tool("square", {"n": 1})
+    assert runs[-3:] == ["square 2", "square 3", "square 1"]
+
+
+def test_many_threads_never_get_another_calls_answer() -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60, maxsize=8), runs)
+    wrong: list[tuple[int, Any]] = []
+    barrier = threading.Barrier(8)
+
+    def work(k: int) -> None:
+        barrier.wait()
+        for i in range(200):
+            n = (i * 7 + k) % 13  # more keys than room: entries come and go
+            answer = registry.call_tool("square", {"n": n})
+            if answer != n * n:
+                wrong.append((n, answer))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+    assert len(runs) < 1600  # and it did answer from the cache
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["a", "b", None])), min_size=1, max_size=20
+    )
+)
+def test_an_answer_from_the_cache_is_the_tools_answer(calls: list[tuple[int, Any]]) -> None:
+    runs: list[str] = []
+    registry = cache_registry(Cache(60, vary="user"), runs)
+    for n, user in calls:
+        context = {} if user is None else {"user": user}
+        expected = f"{user}:{n}"
+        if user is None:
+            assert registry.call_tool("mine", {"n": n}, context=context).startswith("Error: ")
+        else:
+            assert registry.call_tool("mine", {"n": n}, context=context) == expected
+    distinct = {(n, user) for n, user in calls if user is not None}
+    assert len(runs) == len(distinct)  # each once; a failure (no user) never ran the tool
