@@ -32,11 +32,13 @@ from mcp_types import Icon, TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
 from tooldeck._media import mcp_form, media_parts
+from tooldeck._progress import PROGRESS_KEY
 from tooldeck._result import ToolResult, clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
 from ._media_content import media_result, structured_form
+from ._progress import ServedProgress, served_reporter
 from ._proxy import ProxyTool
 from ._results import output_problems
 from ._session import RemoteFailure
@@ -124,15 +126,31 @@ class ServedTool(FastMCPTool):
         return super().to_mcp_tool(**overrides)
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
+        # Its reports go to the client (when it asked for them), the last before the result.
+        progress = served_reporter(self._tool)
+        if progress is None:
+            return await self._served_call(arguments, None)
+        try:
+            return await self._served_call(arguments, progress)
+        finally:
+            await progress.flush()
+
+    async def _served_call(
+        self, arguments: dict[str, Any], progress: ServedProgress | None
+    ) -> FastMCPResult:
         tool = self._tool
         chain = self._registry._chain if self._registry is not None else None
+        reporter = None if progress is None else progress.reporter
         if chain is None and isinstance(tool, ProxyTool):
-            return _handed_on(await tool.reply(arguments))  # exactly what the server sent
+            # exactly what the server sent
+            return _handed_on(await tool.reply(arguments, progress=reporter))
         try:
             context = await self._request_context(every_tool=chain is not None)
         except Exception as exc:  # the server's own context callable failed
             message = outside_text(failure_text(exc))
             return _error(f"Tool '{clip(tool.name)}' has no context for this request: {message}")
+        if reporter is not None:
+            context = {**(context or {}), PROGRESS_KEY: reporter}
         if chain is None:
             return self._served(await tool.run(arguments, context=context))
         # Through the registry's middleware, once (a proxy's own faces have none). A

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     import fastmcp
     import mcp_types
 
+    from tooldeck._progress import Progress
+
     from ._transports import Refusals
 
 __all__ = ["HURRY", "PING_GRACE", "RemoteFailure", "Session"]
@@ -97,13 +99,17 @@ class Session:
         """The server's tools, and ``(name, reason)`` of those it listed unreadably."""
         return await self._bounded(self._list_tools(), "list its tools")
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """Call a tool; its result as the server sent it.
+    async def call(
+        self, name: str, arguments: dict[str, Any], progress: Progress | None = None
+    ) -> mcp_types.CallToolResult:
+        """Call a tool; its result as the server sent it. The server's progress reports
+        go to ``progress`` (and to the ``tooldeck.mcp`` logger, as always).
 
         Raises:
             RemoteFailure: The server did not answer (in time).
         """
-        return await self._bounded(self._call(name, arguments), f"answer a call of {name!r}")
+        work = self._call(name, arguments, progress)
+        return await self._bounded(work, f"answer a call of {name!r}")
 
     async def aclose(self, *, hurry: bool = False) -> None:
         """Close the session and wait until what it started has stopped.
@@ -168,12 +174,18 @@ class Session:
         rejected = list(getattr(client.session, "rejected", []))
         return tools, rejected
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    async def _call(
+        self, name: str, arguments: dict[str, Any], progress: Progress | None
+    ) -> mcp_types.CallToolResult:
+        from ._transports import progress_handler
+
         client = await self._connected()
         refusals = self.refusals
         before = refusals.count
+        # None: the client's own handler (it logs); else one that logs and passes on.
+        handler = None if progress is None else progress_handler(self.server, progress)
         try:
-            return await client.call_tool_mcp(name, arguments)
+            return await client.call_tool_mcp(name, arguments, progress_handler=handler)
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)
             if refusals.count > before:  # a token expired or rotated since the import

@@ -32,6 +32,7 @@ import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
 from fastmcp.client.logging import create_log_callback, default_log_handler
+from fastmcp.client.progress import ProgressHandler
 from fastmcp.client.transports import (
     ClientTransport,
     FastMCPTransport,
@@ -56,6 +57,7 @@ __all__ = [
     "Refusals",
     "describe",
     "new_client",
+    "progress_handler",
     "redactor",
     "safe_url",
     "starts_processes",
@@ -236,7 +238,7 @@ def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Cl
         client = Client(
             inferred,
             log_handler=_log_handler(server),
-            progress_handler=_progress_handler(server),
+            progress_handler=progress_handler(server),
         )
     # How fastmcp's own proxy client picks its session class.
     options = client._transport_options or TransportOptions()
@@ -314,13 +316,21 @@ def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParam
     return log
 
 
-def _progress_handler(server: str) -> Callable[[float, float | None, str | None], Any]:
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        of = f"/{total:g}" if total is not None else ""
-        note = f" ({message})" if message else ""
-        logger.debug("MCP server %s: progress %g%s%s", server, done, of, note)
+def progress_handler(
+    server: str, reporter: Callable[[float, float | None, str | None], Any] | None = None
+) -> ProgressHandler:
+    """A client's progress handler: reports go to the ``tooldeck.mcp`` logger and, for
+    a call whose caller takes them, on to ``reporter`` (a `tooldeck.Progress`)."""
 
-    return progress
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            of = f"/{total:g}" if total is not None else ""
+            note = f" ({message})" if message else ""
+            logger.debug("MCP server %s: progress %g%s%s", server, progress, of, note)
+        if reporter is not None:
+            reporter(progress, total, message)
+
+    return report
 
 
 class GatewaySession(ClientSession):
