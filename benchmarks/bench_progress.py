@@ -28,9 +28,9 @@ def registry() -> ToolRegistry:
     @tools.tool
     def quiet() -> int:
         total = 0
-        for i in range(STEPS):
+        for _ in range(STEPS):
             total += sum(range(10))
-        return total + i
+        return total
 
     @tools.tool
     def chatty(progress: Progress) -> int:
@@ -38,7 +38,7 @@ def registry() -> ToolRegistry:
         for i in range(STEPS):
             total += sum(range(10))
             progress(i + 1, STEPS)
-        return total + i
+        return total
 
     return tools
 
