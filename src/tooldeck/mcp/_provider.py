@@ -37,6 +37,7 @@ from tooldeck._result import ToolResult, clip, failure_text, outside_text, probl
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 
+from ._cancel import until_disconnected
 from ._media_content import media_result, structured_form
 from ._progress import ServedProgress, served_reporter
 from ._proxy import ProxyTool
@@ -126,12 +127,14 @@ class ServedTool(FastMCPTool):
         return super().to_mcp_tool(**overrides)
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
-        # Its reports go to the client (when it asked for them), the last before the result.
+        # Its reports go to the client (when it asked for them), the last before the result;
+        # a client whose HTTP connection drops takes the call with it (`_cancel`).
         progress = served_reporter(self._tool)
+        gone = _error("the client went away")
         if progress is None:
-            return await self._served_call(arguments, None)
+            return await until_disconnected(self._served_call(arguments, None), gone)
         try:
-            return await self._served_call(arguments, progress)
+            return await until_disconnected(self._served_call(arguments, progress), gone)
         finally:
             await progress.flush()
 

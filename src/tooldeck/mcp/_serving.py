@@ -234,11 +234,13 @@ def _http_options(
     from starlette.middleware import Middleware
 
     from ._auth import BearerTokens, guard_options, tokens
+    from ._cancel import WatchDisconnect
     from ._session_limits import SessionLimits, check_limits
 
     accepted = tokens(token)
     cap, idle = check_limits(max_sessions_per_client, session_idle_timeout)
     middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
+    middleware.append(Middleware(WatchDisconnect))  # a dropped client cancels its calls
     options: dict[str, Any] = {"stateless_http": bool(stateless)}
     if stateless:
         limits = [
