@@ -88,8 +88,9 @@ def test_the_typescript_sdk_reads_a_mismatch_as_an_error_result() -> None:
     }
     assert bent["isError"] and bent["content"][0]["text"] == BENT
     assert add["structuredContent"] == {"result": 5}
-    # served annotations, and no made-up title
+    # served annotations, and the annotation's title as the tool's title (what the
+    # export says: issue 25), never one made up from the name
     assert out["tools"]["liar"] == {
         "annotations": {"readOnlyHint": True, "title": "A liar"},
-        "title": None,
+        "title": "A liar",
     }

@@ -18,6 +18,8 @@ This module imports fastmcp at the top: `tooldeck.mcp._serving` imports it lazil
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import inspect
 import json
 import weakref
@@ -70,7 +72,16 @@ def new_server(
     """A ``FastMCP`` server over the registry (`tooldeck.mcp.as_mcp_server`)."""
     # dereference_schemas=False: serve the schemas as exported, `$defs` and all.
     provider = RegistryProvider(registry, tags, match, context)
-    return FastMCP(name, providers=[provider], dereference_schemas=False)
+    # serverInfo names the registry and tooldeck's version (not fastmcp's, its default).
+    return FastMCP(name, version=_version(), providers=[provider], dereference_schemas=False)
+
+
+@functools.cache
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tooldeck")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, uninstalled
+        return "0+unknown"
 
 
 class RegistryProvider(Provider):
