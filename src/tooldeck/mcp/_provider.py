@@ -30,7 +30,7 @@ from fastmcp import FastMCP
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult as FastMCPResult
-from mcp_types import Icon, TextContent, ToolAnnotations
+from mcp_types import Icon, TextContent, ToolAnnotations, ToolExecution
 from pydantic import PrivateAttr
 
 from tooldeck._media import mcp_form, media_parts
@@ -240,6 +240,7 @@ def served_tool(
     # what is exported.
     annotations = exported.get("annotations")
     icons = exported.get("icons")
+    execution = exported.get("execution")
     served = ServedTool(
         name=exported["name"],
         title=exported.get("title"),
@@ -248,6 +249,7 @@ def served_tool(
         output_schema=exported.get("outputSchema"),
         annotations=ToolAnnotations.model_validate(annotations) if annotations else None,
         icons=[Icon.model_validate(icon) for icon in icons] if icons else None,
+        execution=ToolExecution.model_validate(execution) if execution else None,
         tags=set(tool.tags),
     )
     served._tool = tool

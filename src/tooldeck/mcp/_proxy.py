@@ -91,6 +91,9 @@ class ProxyTool(Tool[..., Any]):
         self.remote = remote
         output = remote.output_schema
         self._wrapped = bool(output and output.get("x-fastmcp-wrap-result"))
+        execution = remote.execution
+        # A tool that runs only as an MCP task is called as one (`tooldeck.mcp._tasks`).
+        self._as_task = execution is not None and execution.task_support == "required"
         annotations = remote.annotations
         super().__init__(
             functools.partial(_call_proxy, self),
@@ -121,7 +124,8 @@ class ProxyTool(Tool[..., Any]):
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
         """In the ``mcp`` format, the tool as a gateway serves it (what is served is what
         is exported): as the server listed it, under its local name, with its title,
-        icons and output schema, and its ``_meta`` with our tag sections."""
+        icons, output schema and ``execution`` (``taskSupport``), and its ``_meta``
+        with our tag sections."""
         try:
             exported = super()._export(format, strict)
         except ToolDefinitionError as exc:  # strict mode refused the remote schema
@@ -144,6 +148,10 @@ class ProxyTool(Tool[..., Any]):
             ]
         if "annotations" in exported:
             tool["annotations"] = exported["annotations"]
+        if remote.execution is not None:  # taskSupport, as the server said it
+            tool["execution"] = remote.execution.model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
         tool["_meta"] = {**copy_json(remote.meta or {}), **exported["_meta"]}
         return tool
 
@@ -262,7 +270,9 @@ class ProxyTool(Tool[..., Any]):
     async def _ask(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         """On the MCP loop: the call, its result checked against the output schema."""
         try:
-            result = await self.session.call(self.remote.name, args, progress)
+            result = await self.session.call(
+                self.remote.name, args, progress, as_task=self._as_task
+            )
         except RemoteFailure as failure:
             logger.debug("MCP call of %r failed: %s", self.remote.name, failure)
             return failure

@@ -100,15 +100,21 @@ class Session:
         return await self._bounded(self._list_tools(), "list its tools")
 
     async def call(
-        self, name: str, arguments: dict[str, Any], progress: Progress | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        progress: Progress | None = None,
+        *,
+        as_task: bool = False,
     ) -> mcp_types.CallToolResult:
         """Call a tool; its result as the server sent it. The server's progress reports
-        go to ``progress`` (and to the ``tooldeck.mcp`` logger, as always).
+        go to ``progress`` (and to the ``tooldeck.mcp`` logger, as always); ``as_task``:
+        run it as an MCP task (`tooldeck.mcp._tasks`), within the same bound.
 
         Raises:
             RemoteFailure: The server did not answer (in time).
         """
-        work = self._call(name, arguments, progress)
+        work = self._call(name, arguments, progress, as_task)
         return await self._bounded(work, f"answer a call of {name!r}")
 
     async def aclose(self, *, hurry: bool = False) -> None:
@@ -175,9 +181,10 @@ class Session:
         return tools, rejected
 
     async def _call(
-        self, name: str, arguments: dict[str, Any], progress: Progress | None
+        self, name: str, arguments: dict[str, Any], progress: Progress | None, as_task: bool
     ) -> mcp_types.CallToolResult:
-        from ._transports import progress_handler
+        from ._tasks import call_as_task
+        from ._transports import GatewaySession, progress_handler
 
         client = await self._connected()
         refusals = self.refusals
@@ -185,6 +192,9 @@ class Session:
         # None: the client's own handler (it logs); else one that logs and passes on.
         handler = None if progress is None else progress_handler(self.server, progress)
         try:
+            session = client.session
+            if as_task and isinstance(session, GatewaySession):  # (it always is: `new_client`)
+                return await call_as_task(session, name, arguments, self.timeout)
             return await client.call_tool_mcp(name, arguments, progress_handler=handler)
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)

@@ -372,10 +372,15 @@ class GatewaySession(ClientSession):
         return self._absorb_tool_listing(result, complete=first_page and cursor is None)
 
     async def _raw_listing(self, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
-        # ClientSession.send_request without its validation of the whole result.
-        data = types.ListToolsRequest(params=params).model_dump(
-            by_alias=True, mode="json", exclude_none=True
-        )
+        return await self.raw_request(types.ListToolsRequest(params=params))
+
+    async def raw_request(self, request: types.Request[Any, Any]) -> dict[str, Any]:
+        """``ClientSession.send_request`` without its validation of the result: its JSON.
+
+        (A task-augmented ``tools/call`` answers a ``CreateTaskResult``, which the SDK
+        would refuse as no ``CallToolResult``: `tooldeck.mcp._tasks` reads it.)
+        """
+        data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
         opts: CallOptions = {}
         self._stamp(data, opts)
         if self._session_read_timeout_seconds is not None:
