@@ -1,26 +1,34 @@
-"""Progress across the MCP edge: a served call's reports to its client, coalesced.
+"""What a served call tells its client while it runs: progress, and a gateway's logs.
 
 `served_reporter` gives a served call a `tooldeck.Progress` whose reports go to the
 client as ``notifications/progress`` (fastmcp's ``Context.report_progress``), when the
-client asked for progress (its request carries a ``progressToken``).
+client asked for progress (its request carries a ``progressToken``). `served_logs`
+gives a served proxy call somewhere to pass its remote server's log messages on to:
+the gateway's client, as ``notifications/message``, unchanged (level, logger, data),
+above the level that client set (``logging/setLevel``).
 
-A tool may report far faster than a client takes notifications (100,000 times in a
-loop): reports are coalesced. One sender at a time runs on the server's loop; a report
-made while it sends replaces the one waiting, so the client gets every report it can
-take, in order, and always the last of a burst. `ServedProgress.flush`, awaited when
-the call ends, sends the one still waiting before the result goes out: the final
-report always arrives, before the result. A report costs the tool a lock and a tuple,
-from any thread (a sync tool runs in a worker thread; a proxy's remote progress
-arrives on tooldeck's MCP loop); after the call ended (a sync tool's abandoned thread
-reporting on), reports are dropped.
+Both go through an `Outbox`: from any thread (a sync tool runs in a worker thread; a
+proxy's remote notifications arrive on tooldeck's MCP loop) into one sender at a time
+on the server's loop, within the request's context variables (where fastmcp finds the
+request). A tool may report far faster than a client takes notifications (100,000
+times in a loop): progress is coalesced — a report made while one is being sent
+replaces the one waiting, so the client gets reports in order, as fast as it takes
+them, and always the last of a burst. Logs are each sent, in order (at most
+`_LOG_BACKLOG` waiting; past that the oldest are dropped). `Outbox.flush`, awaited when
+the call ends, sends what is still waiting before the result goes out; after it,
+anything more (a sync tool's abandoned thread reporting on) is dropped. A report costs
+the tool a lock and a tuple.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import threading
-from typing import Any
+import warnings
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
 
 from tooldeck._progress import PROGRESS_KEY, Progress
 from tooldeck._tool import Tool
@@ -28,40 +36,43 @@ from tooldeck._tool import Tool
 from ._extra import logger
 from ._proxy import ProxyTool
 
-__all__ = ["ServedProgress", "served_reporter"]
+__all__ = ["Outbox", "ServedProgress", "served_logs", "served_reporter"]
 
-_FLUSH_BOUND = 5.0  # seconds the result waits, at most, for the last report to go out
+T = TypeVar("T")
 
-Report = tuple[float, "float | None", "str | None"]
+_FLUSH_BOUND = 5.0  # seconds the result waits, at most, for what is still waiting to go out
+_LOG_BACKLOG = 1000  # log messages waiting to be sent, at most
 
 
-class ServedProgress:
-    """Sends reports to a client through a fastmcp ``Context``, coalesced (see above).
+class Outbox(Generic[T]):
+    """Items sent to a served request's client in order, from any thread (see above).
 
     Args:
-        context: The request's ``fastmcp.Context``.
+        send: Sends one item (on the server's loop, in the request's context).
+        latest_only: Keep only the newest item waiting (progress), not all (logs).
     """
 
-    def __init__(self, context: Any) -> None:
-        self._context = context
+    def __init__(self, send: Callable[[T], Awaitable[None]], *, latest_only: bool) -> None:
+        self._send_one = send
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
-        # fastmcp finds the request (its progress token) in context variables: a report
-        # from another thread (a proxy's, on tooldeck's MCP loop) is sent within them.
+        # fastmcp finds the request in context variables: an item put from another
+        # thread is sent within them.
         self._request = contextvars.copy_context()
         self._lock = threading.Lock()
-        self._waiting: Report | None = None
+        self._waiting: collections.deque[T] = collections.deque(
+            maxlen=1 if latest_only else _LOG_BACKLOG
+        )
         self._sending = False  # a sender is scheduled or running
         self._ended = False
         self._sender: asyncio.Task[None] | None = None
-        self.reporter = Progress(self.report)
 
-    def report(self, done: float, total: float | None, message: str | None) -> None:
-        """Queue a report (replacing one still waiting); from any thread."""
+    def put(self, item: T) -> None:
+        """Queue ``item`` (replacing the one waiting, for ``latest_only``)."""
         with self._lock:
             if self._ended:
                 return
-            self._waiting = (done, total, message)
+            self._waiting.append(item)
             if self._sending:
                 return
             self._sending = True
@@ -76,20 +87,17 @@ class ServedProgress:
     async def _send(self) -> None:
         while True:
             with self._lock:
-                report, self._waiting = self._waiting, None
-                if report is None:
+                if not self._waiting:
                     self._sending = False
                     return
-            done, total, message = report
+                item = self._waiting.popleft()
             try:
-                await self._context.report_progress(
-                    done, total, None if message is None else str(message)
-                )
+                await self._send_one(item)
             except Exception:  # a client gone, a value that is no number: not the call's
-                logger.debug("sending a progress notification failed", exc_info=True)
+                logger.debug("sending a notification to an MCP client failed", exc_info=True)
 
     async def flush(self) -> None:
-        """Send the report still waiting, then drop any later one (the call has ended)."""
+        """Send what is still waiting, then drop anything later (the call has ended)."""
         deadline = self._loop.time() + _FLUSH_BOUND
         while self._loop.time() < deadline:
             with self._lock:
@@ -102,6 +110,19 @@ class ServedProgress:
                 await asyncio.sleep(0)  # scheduled from another thread: let it start
         with self._lock:
             self._ended = True
+
+
+class ServedProgress(Outbox[tuple[Any, Any, Any]]):
+    """A served call's progress reports, to its client (coalesced)."""
+
+    def __init__(self, context: Any) -> None:
+        async def send(report: tuple[Any, Any, Any]) -> None:
+            done, total, message = report
+            text = None if message is None else str(message)
+            await context.report_progress(done, total, text)
+
+        super().__init__(send, latest_only=True)
+        self.reporter = Progress(lambda done, total, message: self.put((done, total, message)))
 
 
 def served_reporter(tool: Tool[..., Any]) -> ServedProgress | None:
@@ -118,3 +139,45 @@ def served_reporter(tool: Tool[..., Any]) -> ServedProgress | None:
     if not isinstance(meta, dict) or meta.get("progressToken") is None:
         return None
     return ServedProgress(context)
+
+
+def served_logs() -> Outbox[Any]:
+    """Where a served proxy call's remote log messages go: its client (see above)."""
+    from fastmcp.server.dependencies import get_context
+
+    context = get_context()
+
+    async def send(params: Any) -> None:
+        if not _wanted(context, params.level):
+            return
+        from mcp.shared.exceptions import MCPDeprecationWarning
+
+        with warnings.catch_warnings():
+            # The MCP SDK deprecates logging as of 2026-07-28 (SEP-2577), yet sends it and
+            # fastmcp's own `Context.log` uses it: a gateway passes on what it was sent.
+            # (Warned when called: no await inside this block.)
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            sending = context.session.send_log_message(
+                level=params.level,
+                data=params.data,
+                logger=params.logger,
+                related_request_id=context.request_id,  # on the call's own stream (HTTP)
+            )
+        await sending
+
+    return Outbox(send, latest_only=False)
+
+
+def _wanted(context: Any, level: str) -> bool:
+    """Whether the client wants messages at ``level``: at or above the level it set
+    (``logging/setLevel``), else the server's default."""
+    from fastmcp.server import context as fastmcp_context
+
+    floor = context.fastmcp.client_log_level
+    # fastmcp keeps a client's level in the connection's state; it offers no public
+    # reader (its own `Context.log` uses this one).
+    with_client = getattr(fastmcp_context, "_get_client_log_level", None)
+    if with_client is not None:
+        floor = with_client(context.session) or floor
+    severity = getattr(fastmcp_context, "_MCP_LEVEL_SEVERITY", {})
+    return floor is None or severity.get(level, 0) >= severity.get(floor, 0)

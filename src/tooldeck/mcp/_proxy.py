@@ -41,7 +41,7 @@ from tooldeck.errors import ToolDefinitionError
 from . import _loop
 from ._extra import logger
 from ._results import error_text, media_value, output_problems, to_value
-from ._session import RemoteFailure, Session
+from ._session import LogSink, RemoteFailure, Session, log_sink
 
 if TYPE_CHECKING:
     import mcp_types
@@ -253,7 +253,7 @@ class ProxyTool(Tool[..., Any]):
 
     def _reply_sync(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         try:
-            return _loop.call_sync(self._ask(args, progress), self._bound)
+            return _loop.call_sync(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
             return RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
@@ -261,17 +261,20 @@ class ProxyTool(Tool[..., Any]):
 
     async def _reply_async(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         try:
-            return await _loop.call(self._ask(args, progress), self._bound)
+            # (the served call's log sink is read here: the MCP loop has other context)
+            return await _loop.call(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
             return RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
             )
 
-    async def _ask(self, args: dict[str, Any], progress: Progress | None) -> Reply:
+    async def _ask(
+        self, args: dict[str, Any], progress: Progress | None, logs: LogSink | None
+    ) -> Reply:
         """On the MCP loop: the call, its result checked against the output schema."""
         try:
             result = await self.session.call(
-                self.remote.name, args, progress, as_task=self._as_task
+                self.remote.name, args, progress, as_task=self._as_task, logs=logs
             )
         except RemoteFailure as failure:
             logger.debug("MCP call of %r failed: %s", self.remote.name, failure)

@@ -216,12 +216,20 @@ class Refusals:
         return factory
 
 
-def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Client[Any]:
+def new_client(
+    transport: Any,
+    server: str,
+    refusals: Refusals,
+    mark: str,
+    on_log: Callable[[types.LoggingMessageNotificationParams], None] | None = None,
+) -> Client[Any]:
     """A ``fastmcp.Client`` of our own for ``transport`` (see the module docstring).
 
     A ``fastmcp.Client`` given as the transport keeps its configuration (timeout,
     handlers, auth): tooldeck opens a session of its own with it. Each server it starts
-    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`).
+    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`). The
+    server's log messages go to the ``tooldeck.mcp`` logger, then to ``on_log`` (unless
+    the given client has a log handler of its own).
     """
     if isinstance(transport, Client):
         client: Client[Any] = transport.new()
@@ -229,7 +237,7 @@ def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Cl
         if _logs_by_default(client):  # fastmcp's handler prints: ours logs on tooldeck.mcp
             client._session_kwargs = {
                 **client._session_kwargs,
-                "logging_callback": create_log_callback(_log_handler(server)),
+                "logging_callback": create_log_callback(_log_handler(server, on_log)),
             }
     else:
         inferred = _marked(
@@ -237,7 +245,7 @@ def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Cl
         )
         client = Client(
             inferred,
-            log_handler=_log_handler(server),
+            log_handler=_log_handler(server, on_log),
             progress_handler=progress_handler(server),
         )
     # How fastmcp's own proxy client picks its session class.
@@ -307,11 +315,15 @@ def _marked_config(transport: Any, mark: str) -> Any:
     return {**transport, "mcpServers": marked}
 
 
-def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParams], Any]:
+def _log_handler(
+    server: str, on_log: Callable[[types.LoggingMessageNotificationParams], None] | None
+) -> Callable[[types.LoggingMessageNotificationParams], Any]:
     async def log(message: types.LoggingMessageNotificationParams) -> None:
         level = _LEVELS.get(str(message.level).lower(), logging.INFO)
         source = f"{server} ({message.logger})" if message.logger else server
         logger.log(level, "MCP server %s: %s", source, message.data)
+        if on_log is not None:
+            on_log(message)  # on to a gateway's client (`Session.on_log`)
 
     return log
 
