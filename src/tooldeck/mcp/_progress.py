@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import contextvars
 import threading
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 from tooldeck._progress import PROGRESS_KEY, Progress
@@ -35,8 +36,9 @@ from tooldeck._tool import Tool
 
 from ._extra import logger
 from ._proxy import ProxyTool
+from ._session import LOG_SINK
 
-__all__ = ["Outbox", "ServedProgress", "served_logs", "served_reporter"]
+__all__ = ["Outbox", "ServedProgress", "notes_to_client", "served_logs", "served_reporter"]
 
 T = TypeVar("T")
 
@@ -181,3 +183,23 @@ def _wanted(context: Any, level: str) -> bool:
         floor = with_client(context.session) or floor
     severity = getattr(fastmcp_context, "_MCP_LEVEL_SEVERITY", {})
     return floor is None or severity.get(level, 0) >= severity.get(floor, 0)
+
+
+@contextlib.asynccontextmanager
+async def notes_to_client(tool: Tool[..., Any]) -> AsyncIterator[ServedProgress | None]:
+    """Around a served call of ``tool``: its progress reporter (``None`` when it reports
+    nothing, or the client asked for none), a proxy's remote logs passed on, and, when
+    the call ends, what is still waiting sent before the result."""
+    progress = served_reporter(tool)
+    if progress is None and not isinstance(tool, ProxyTool):
+        yield None  # the usual case: nothing to tell
+        return
+    logs = served_logs() if isinstance(tool, ProxyTool) else None
+    token = LOG_SINK.set(None if logs is None else logs.put)
+    try:
+        yield progress
+    finally:
+        LOG_SINK.reset(token)
+        for outbox in (progress, logs):
+            if outbox is not None:
+                await outbox.flush()

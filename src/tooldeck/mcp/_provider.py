@@ -41,10 +41,10 @@ from tooldeck._tool import Tool
 
 from ._cancel import until_disconnected
 from ._media_content import media_result, structured_form
-from ._progress import ServedProgress, served_logs, served_reporter
+from ._progress import ServedProgress, notes_to_client
 from ._proxy import ProxyTool
 from ._results import output_problems
-from ._session import LOG_SINK, RemoteFailure
+from ._session import RemoteFailure
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -138,22 +138,12 @@ class ServedTool(FastMCPTool):
         return super().to_mcp_tool(**overrides)
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
-        # Its reports go to the client (when it asked for them), the last before the result;
-        # a client whose HTTP connection drops takes the call with it (`_cancel`).
-        # A proxy's remote log messages go on to the client too (`_progress`).
-        progress = served_reporter(self._tool)
-        gone = _error("the client went away")
-        if progress is None and not isinstance(self._tool, ProxyTool):
-            return await until_disconnected(self._served_call(arguments, None), gone)
-        logs = served_logs() if isinstance(self._tool, ProxyTool) else None
-        token = LOG_SINK.set(None if logs is None else logs.put)
-        try:
-            return await until_disconnected(self._served_call(arguments, progress), gone)
-        finally:
-            LOG_SINK.reset(token)
-            for outbox in (progress, logs):
-                if outbox is not None:
-                    await outbox.flush()
+        # While it runs, the call tells its client how far it is (and a proxy's, what its
+        # server logs): `_progress`. A client whose HTTP connection drops takes the call
+        # with it: `_cancel`.
+        async with notes_to_client(self._tool) as progress:
+            work = self._served_call(arguments, progress)
+            return await until_disconnected(work, _error("the client went away"))
 
     async def _served_call(
         self, arguments: dict[str, Any], progress: ServedProgress | None

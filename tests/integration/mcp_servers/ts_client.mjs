@@ -1,6 +1,7 @@
 // The MCP TypeScript SDK's own client, over stdio, against a command given on the
 // command line: lists the tools, calls each "name=JSON" given, prints what it got as
-// JSON (a call that throws is reported as {"threw": ...}).
+// JSON (a call that throws is reported as {"threw": ...}), with the progress a call
+// reported, if any.
 // Usage: SDK=<path to @modelcontextprotocol/sdk> node ts_client.mjs COMMAND ARG... -- CALL...
 const sdk = process.env.SDK;
 const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
@@ -21,12 +22,15 @@ for (const tool of (await client.listTools()).tools) {
   out.tools[tool.name] = { annotations: tool.annotations ?? null, title: tool.title ?? null };
 }
 for (const [name, args] of calls) {
+  const progress = [];  // the notifications/progress of this call, in order
+  const onprogress = (p) => progress.push([p.progress, p.total ?? null, p.message ?? null]);
   try {
-    const result = await client.callTool({ name, arguments: args });
+    const result = await client.callTool({ name, arguments: args }, undefined, { onprogress });
     out.calls.push({
       isError: result.isError ?? false,
       content: result.content,
       structuredContent: result.structuredContent ?? null,
+      ...(progress.length ? { progress } : {}),
     });
   } catch (error) {
     out.calls.push({ threw: String(error) });
