@@ -6,7 +6,8 @@ reporter ``progress(done, total=None, message=None)``, callable from sync and as
 tools, cheap, never raising. Where its reports go is the caller's:
 
 * ``context["progress"]``, a callable ``(done, total, message)``, on the Python faces
-  (an exception from it is ignored: reporting never fails a call);
+  (an exception from it is ignored: reporting never fails a call; an async one runs on
+  the loop of the async tool reporting, and a sync tool's reports to it are dropped);
 * ``notifications/progress`` to an MCP client that asked for progress, when served
   (`tooldeck.mcp._progress`, which coalesces reports that come faster than the client
   takes them);
@@ -15,9 +16,11 @@ tools, cheap, never raising. Where its reports go is the caller's:
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Union, get_args, get_origin
 
 __all__ = ["PROGRESS_KEY", "Progress", "is_progress", "no_progress", "reporter_of"]
@@ -61,7 +64,9 @@ class Progress:
         if send is None:
             return
         try:
-            send(done, total, message)
+            sent = send(done, total, message)
+            if sent is not None and inspect.iscoroutine(sent):
+                _schedule(sent)
         except Exception:  # a report never fails the call that makes it
             logger.debug("a progress report failed", exc_info=True)
 
@@ -70,6 +75,20 @@ class Progress:
 
 
 _NOWHERE = Progress()
+_PENDING: set[asyncio.Task[Any]] = set()  # async callbacks' reports, kept alive until done
+
+
+def _schedule(sent: Coroutine[Any, Any, Any]) -> None:
+    """An async callback's report: run on the caller's loop (an async tool's); a sync
+    tool's thread has none, and the report is dropped (never an unawaited coroutine)."""
+    try:
+        task = asyncio.get_running_loop().create_task(sent)
+    except RuntimeError:
+        sent.close()
+        logger.debug("an async progress callback was called outside an event loop: dropped")
+        return
+    _PENDING.add(task)
+    task.add_done_callback(_PENDING.discard)
 
 
 def no_progress() -> Progress:

@@ -174,3 +174,20 @@ def test_every_report_reaches_the_callback_in_order(reports: Reports) -> None:
         reports
     )
     assert seen == reports
+
+
+async def test_an_async_callback_runs_on_the_loop_of_an_async_tool() -> None:
+    registry = steps_registry()
+    seen: Reports = []
+
+    async def record(done: float, total: Any, message: Any) -> None:
+        seen.append((done, total, message))
+
+    assert await registry.async_call_tool("asteps", {"n": 3}, context={"progress": record}) == 3
+    await asyncio.sleep(0)  # the last report's task runs
+    assert seen == expected(3)
+    # A sync tool's thread has no loop: its reports are dropped, never left unawaited.
+    assert (
+        await asyncio.to_thread(registry.call_tool, "steps", {"n": 2}, context={"progress": record})
+        == 2
+    )
