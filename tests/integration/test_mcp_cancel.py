@@ -173,3 +173,37 @@ async def test_an_http_client_dropping_its_connection_cancels_the_tool(stateless
         # The response is closed: the client went away mid-call.
         assert await wait_for(watch.cancelled), "the tool never saw CancelledError"
         assert not watch.finished.is_set()
+
+
+async def test_a_cancelled_sync_tools_thread_is_abandoned() -> None:
+    """The served call ends at once; the worker thread runs on, as on a timeout."""
+    from fastmcp import Client
+
+    started, release, ended = threading.Event(), threading.Event(), threading.Event()
+    registry = ToolRegistry()
+
+    @registry.tool
+    def blocking() -> str:
+        started.set()
+        release.wait(20)
+        return "late"
+
+    @registry.middleware
+    async def watch(call: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(call)
+        except asyncio.CancelledError:
+            ended.set()
+            raise
+
+    try:
+        async with Client(registry.as_mcp_server()) as client:
+            call = asyncio.ensure_future(client.call_tool("blocking", {}))
+            assert await wait_for(started)
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            assert await wait_for(ended), "the served call was not cancelled"
+            assert not release.is_set()  # the tool's thread is still in it: abandoned
+    finally:
+        release.set()
