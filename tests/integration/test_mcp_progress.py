@@ -102,10 +102,17 @@ async def test_over_http_a_client_receives_the_five_reports_in_order() -> None:
 
 
 @pytest.mark.timeout(30)
-async def test_through_a_gateway_the_same_five_arrive() -> None:
+@pytest.mark.parametrize("middleware", [False, True])
+async def test_through_a_gateway_the_same_five_arrive(middleware: bool) -> None:
     from fastmcp import Client
 
     gateway = ToolRegistry()
+    if middleware:  # served calls then go through the chain, context and all
+
+        @gateway.middleware
+        async def passing(call: Any, call_next: Any) -> Any:
+            return await call_next(call)
+
     await gateway.async_use_mcp(source().as_mcp_server())
     try:
         async with Client(gateway.as_mcp_server()) as client:
