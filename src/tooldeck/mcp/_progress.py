@@ -11,13 +11,14 @@ Both go through an `Outbox`: from any thread (a sync tool runs in a worker threa
 proxy's remote notifications arrive on tooldeck's MCP loop) into one sender at a time
 on the server's loop, within the request's context variables (where fastmcp finds the
 request). A tool may report far faster than a client takes notifications (100,000
-times in a loop): progress is coalesced — a report made while one is being sent
-replaces the one waiting, so the client gets reports in order, as fast as it takes
-them, and always the last of a burst. Logs are each sent, in order (at most
-`_LOG_BACKLOG` waiting; past that the oldest are dropped). `Outbox.flush`, awaited when
+times in a loop): progress is coalesced — at most `_PROGRESS_BACKLOG` reports wait
+while one is being sent, a newer one pushing out the oldest, so the client gets
+reports in order, as fast as it takes them, and always the last of a burst. Logs are
+each sent, in order (at most `_LOG_BACKLOG` waiting; past that the oldest are
+dropped). `Outbox.flush`, awaited when
 the call ends, sends what is still waiting before the result goes out; after it,
 anything more (a sync tool's abandoned thread reporting on) is dropped. A report costs
-the tool a lock and a tuple.
+the tool a tuple and a deque's append (a lock too, when no sender runs).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ T = TypeVar("T")
 
 _FLUSH_BOUND = 5.0  # seconds the result waits, at most, for what is still waiting to go out
 _LOG_BACKLOG = 1000  # log messages waiting to be sent, at most
+# Progress reports waiting, at most: a tool's few steps all arrive even when the client
+# is slow for a moment; a flood keeps only its newest (the last always among them).
+_PROGRESS_BACKLOG = 16
 
 
 class Outbox(Generic[T]):
@@ -51,10 +55,10 @@ class Outbox(Generic[T]):
 
     Args:
         send: Sends one item (on the server's loop, in the request's context).
-        latest_only: Keep only the newest item waiting (progress), not all (logs).
+        backlog: How many items may wait; past that the oldest are dropped.
     """
 
-    def __init__(self, send: Callable[[T], Awaitable[None]], *, latest_only: bool) -> None:
+    def __init__(self, send: Callable[[T], Awaitable[None]], *, backlog: int) -> None:
         self._send_one = send
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
@@ -62,20 +66,25 @@ class Outbox(Generic[T]):
         # thread is sent within them.
         self._request = contextvars.copy_context()
         self._lock = threading.Lock()
-        self._waiting: collections.deque[T] = collections.deque(
-            maxlen=1 if latest_only else _LOG_BACKLOG
-        )
+        self._waiting: collections.deque[T] = collections.deque(maxlen=backlog)
         self._sending = False  # a sender is scheduled or running
         self._ended = False
         self._sender: asyncio.Task[None] | None = None
 
     def put(self, item: T) -> None:
-        """Queue ``item`` (replacing the one waiting, for ``latest_only``)."""
+        """Queue ``item`` (dropping the oldest waiting when the backlog is full)."""
+        # No lock while a sender runs (a flood's usual case): a deque's append is atomic,
+        # and a sender that finds the deque empty looks again after it stops (`_send`).
+        if self._ended:
+            return
+        self._waiting.append(item)
+        if not self._sending:
+            self._wake()
+
+    def _wake(self) -> None:
+        """Start a sender, unless one runs (or the call has ended)."""
         with self._lock:
-            if self._ended:
-                return
-            self._waiting.append(item)
-            if self._sending:
+            if self._sending or self._ended:
                 return
             self._sending = True
         if threading.get_ident() == self._thread:
@@ -87,12 +96,22 @@ class Outbox(Generic[T]):
         self._sender = self._loop.create_task(self._send())
 
     async def _send(self) -> None:
+        waiting = self._waiting
         while True:
-            with self._lock:
-                if not self._waiting:
+            try:
+                item = waiting.popleft()
+            except IndexError:
+                with self._lock:
                     self._sending = False
+                # An item put between the pop that failed and the line above saw a
+                # sender running and left it to us: take it, unless a new sender has.
+                if not waiting:
                     return
-                item = self._waiting.popleft()
+                with self._lock:
+                    if self._sending or self._ended:
+                        return
+                    self._sending = True
+                continue
             try:
                 await self._send_one(item)
             except Exception:  # a client gone, a value that is no number: not the call's
@@ -123,8 +142,16 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
             text = None if message is None else str(message)
             await context.report_progress(done, total, text)
 
-        super().__init__(send, latest_only=True)
-        self.reporter = Progress(lambda done, total, message: self.put((done, total, message)))
+        super().__init__(send, backlog=_PROGRESS_BACKLOG)
+        self.reporter = Progress(self._report)
+
+    def _report(self, done: Any, total: Any, message: Any) -> None:
+        # `put` inline: a tool may report 100,000 times.
+        if self._ended:
+            return
+        self._waiting.append((done, total, message))
+        if not self._sending:
+            self._wake()
 
 
 def served_reporter(tool: Tool[..., Any]) -> ServedProgress | None:
@@ -167,7 +194,7 @@ def served_logs() -> Outbox[Any]:
             )
         await sending
 
-    return Outbox(send, latest_only=False)
+    return Outbox(send, backlog=_LOG_BACKLOG)
 
 
 def _wanted(context: Any, level: str) -> bool:

@@ -171,6 +171,7 @@ class Session:
         if self._pid != os.getpid():
             # Forked: the parent's session lives on a loop this process does not run.
             self._client, self._opening, self._closing = None, None, set()
+            self._calls = []
             self._pid = os.getpid()
         client = self._client
         if client is not None:
