@@ -16,6 +16,7 @@ PUBLIC = [
     "File",
     "Image",
     "Injected",
+    "Progress",
     "Tool",
     "ToolCallBatch",
     "ToolDeckError",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._injected import Injected
 from ._media import Audio, File, Image
+from ._progress import Progress
 from ._registry import ToolRegistry, tool, tool_func
 from ._result import ToolResult
 from ._shifting import asyncify, syncify
@@ -27,6 +28,7 @@ __all__ = [
     "File",
     "Image",
     "Injected",
+    "Progress",
     "Tool",
     "ToolCallBatch",
     "ToolDeckError",

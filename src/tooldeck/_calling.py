@@ -344,6 +344,8 @@ class CallFaces(Pipeline):
         self._adirect = direct if not sync and not injected else None
         one: Injecting | None = None
         many: InjectingMany | None = None
+        if any(i.wrap is not None for i in spec.injected):
+            direct = None  # a value made from the context's (a reporter): `_prepare` makes it
         if direct is not None and len(spec.injected) == 1:
             one = (direct, spec.injected[0].name, spec.injected[0].key)
         elif direct is not None and spec.injected:

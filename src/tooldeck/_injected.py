@@ -65,12 +65,15 @@ class Injection(NamedTuple):
         key: The context key read for it.
         default: Its default, or ``inspect.Parameter.empty``.
         factory: A factory for its default, or ``None``.
+        wrap: What the context's value becomes before the call (``None``: itself);
+            a `tooldeck.Progress` parameter's reporter wraps the context's callback.
     """
 
     name: str
     key: str
     default: Any
     factory: Callable[[], Any] | None = None
+    wrap: Callable[[Any], Any] | None = None
 
 
 class MissingContext(LookupError):
@@ -97,7 +100,9 @@ def context_values(
     for injection in injections:
         key = injection.key
         if context is not None and key in context:
-            values[injection.name] = context[key]
+            value = context[key]
+            wrap = injection.wrap
+            values[injection.name] = value if wrap is None else wrap(value)
         elif injection.factory is not None:
             values[injection.name] = injection.factory()
         elif injection.default is not missing:

@@ -27,6 +27,7 @@ from typing_extensions import Doc
 
 from ._injected import Injected, Injection, is_injected, marked_inside
 from ._media import mentions_media
+from ._progress import PROGRESS_KEY, is_progress, no_progress, reporter_of
 from ._spec import EMPTY, Param
 from ._typing import admits_none, split_annotated
 from .errors import ToolDefinitionError
@@ -322,6 +323,9 @@ def _injection(p: inspect.Parameter, hint: Any, tool_name: str) -> Injection | N
     """``p`` as an `Injection` when it is marked ``Injected`` (its type stays opaque)."""
     base, meta = split_annotated(hint)
     markers = [m for m in meta if is_injected(m)]
+    if is_progress(base) and not markers:
+        # A reporter, from the context's callback (or one doing nothing): never the model's.
+        return Injection(p.name, PROGRESS_KEY, p.default, no_progress, reporter_of)
     if not markers:
         if marked_inside(base):  # e.g. `Annotated[str, Injected] | None`: the model sees it
             raise ToolDefinitionError(

@@ -20,6 +20,7 @@ from ._tool import Approval, Tool
 
 if TYPE_CHECKING:
     import fastmcp  # noqa: TID251 - a type only; tooldeck.mcp does the importing
+    from fastmcp.server.auth import AuthProvider  # noqa: TID251 - a type only
     from starlette.applications import Starlette
 
 __all__ = ["ToolRegistry", "tool", "tool_func"]
@@ -170,6 +171,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         context: ServedContext = None,
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
+        auth: AuthProvider | None = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
         `tooldeck.mcp.serve`)."""
@@ -189,6 +191,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             context=context,
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
+            auth=auth,
         )
 
     def http_app(
@@ -204,6 +207,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         context: ServedContext = None,
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
+        auth: AuthProvider | None = None,
     ) -> Starlette:
         """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
         from . import mcp
@@ -220,6 +224,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             context=context,
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
+            auth=auth,
         )
 
     def close(self) -> None:

@@ -88,11 +88,14 @@ def _mcp_meta(tags: Sequence[str]) -> Schema:
 
 
 def _mcp(spec: ExportSpec) -> Schema:
-    tool: Schema = {
-        "name": spec.name,
-        "description": spec.description,
-        "inputSchema": spec.input_schema(),
-    }
+    tool: Schema = {"name": spec.name}
+    title = (spec.annotations or {}).get("title")
+    if isinstance(title, str):
+        # MCP clients show `Tool.title` first; the annotation's title is only a fallback
+        # some clients skip. Where both are, fastmcp's own tools say it in both.
+        tool["title"] = title
+    tool["description"] = spec.description
+    tool["inputSchema"] = spec.input_schema()
     output = to_mcp_output_schema(spec.returns)
     if output is not None:
         tool["outputSchema"] = output

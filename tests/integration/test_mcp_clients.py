@@ -71,6 +71,7 @@ def test_the_typescript_sdk_reads_a_mismatch_as_an_error_result() -> None:
         [
             "node", str(SERVERS / "ts_client.mjs"), sys.executable,
             str(SERVERS / "strict_outputs.py"), "--", "liar={}", "bent={}", 'add={"a": 2, "b": 3}',
+            "steps={}",
         ],
         env={**os.environ, "SDK": str(SDK)},
         capture_output=True,
@@ -80,7 +81,7 @@ def test_the_typescript_sdk_reads_a_mismatch_as_an_error_result() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    liar, bent, add = out["calls"]
+    liar, bent, add, steps = out["calls"]
     assert liar == {
         "isError": True,
         "content": [{"type": "text", "text": LIAR}],
@@ -88,8 +89,13 @@ def test_the_typescript_sdk_reads_a_mismatch_as_an_error_result() -> None:
     }
     assert bent["isError"] and bent["content"][0]["text"] == BENT
     assert add["structuredContent"] == {"result": 5}
-    # served annotations, and no made-up title
+    # served over stdio, a tool's five progress reports reach the TypeScript SDK's
+    # client, in order, before the result (issue 25)
+    assert steps["structuredContent"] == {"result": 5}
+    assert steps["progress"] == [[i, 5, f"step {i}"] for i in range(1, 6)]
+    # served annotations, and the annotation's title as the tool's title (what the
+    # export says: issue 25), never one made up from the name
     assert out["tools"]["liar"] == {
         "annotations": {"readOnlyHint": True, "title": "A liar"},
-        "title": None,
+        "title": "A liar",
     }

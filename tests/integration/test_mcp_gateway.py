@@ -18,6 +18,7 @@ import json
 import re
 import shutil
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -167,7 +168,8 @@ async def compare_listings(direct: Client[Any], through: Client[Any]) -> None:
     assert got.keys() <= sent.keys()
     for name, tool in got.items():
         original = sent[name]
-        for field in ("title", "description", "input_schema", "output_schema", "annotations"):
+        fields = ("title", "description", "input_schema", "output_schema", "annotations")
+        for field in (*fields, "execution"):  # execution.taskSupport: issue 25
             assert getattr(tool, field) == getattr(original, field), (name, field)
         assert tool.icons == original.icons
 
@@ -365,14 +367,30 @@ async def test_server_everything_through_a_gateway() -> None:
         ("get-sum", {"a": "two", "b": 3}),  # the server's own refusal
     ]
     async with ToolRegistry() as gateway:
-        with pytest.warns(UserWarning, match="simulate-research-query.*only run as an MCP task"):
-            await gateway.async_use_mcp(everything_server())
-        assert "simulate-research-query" not in gateway
+        await gateway.async_use_mcp(everything_server())
+        # A task-only tool is imported, listed with its taskSupport, and run as a task
+        # (created, polled, its result fetched) by a plain call of the gateway.
+        assert "simulate-research-query" in gateway
+        research = {t["name"]: t for t in gateway.export("mcp")}["simulate-research-query"]
+        assert research["execution"] == {"taskSupport": "required"}
         async with (
             Client(everything_server()) as direct,
-            Client(gateway.as_mcp_server()) as through,
+            # The handshake era (2025-11-25), whose listings have `execution`, as the
+            # server's own does; 2026-07-28 moved tasks to an extension and dropped it.
+            Client(gateway.as_mcp_server(), mode="legacy") as through,
         ):
+            assert through.protocol_version == direct.protocol_version == "2025-11-25"
             await compare_listings(direct, through)
             await compare_calls(direct, through, calls)
             image = await through.call_tool_mcp("get-tiny-image", {})
+            report = await through.call_tool_mcp("simulate-research-query", {"topic": "tides"})
         assert [item.type for item in image.content] == ["text", "image", "text"]
+        assert not report.is_error
+        assert "Research Report: tides" in report.content[0].text
+        # Bounded by the import's timeout like any proxied call (the task takes ~4 s):
+        # the failure value, promptly; the task is cancelled on the way out.
+        proxy = gateway.get("simulate-research-query")
+        proxy.session.timeout = 1.0  # type: ignore[union-attr]
+        started = time.monotonic()
+        assert await gateway.async_call_tool("simulate-research-query", {"topic": "x"}) is None
+        assert time.monotonic() - started < 3.5

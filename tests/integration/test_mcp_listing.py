@@ -199,8 +199,6 @@ async def test_a_served_proxy_is_exactly_its_mcp_export(listing: Any) -> None:
 
 
 UNUSABLE = [
-    ({"name": "task_only", "inputSchema": OBJECT, "execution": {"taskSupport": "required"}},
-     "can only run as an MCP task"),
     ({"name": "not_object", "inputSchema": {"type": "string"}}, "type: Input should be 'object'"),
     ({"name": "not_a_dict", "inputSchema": "nope"}, "inputSchema"),
     ({"name": "bad_keyword",

@@ -29,7 +29,15 @@ if TYPE_CHECKING:
     import fastmcp
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["TOKEN_ENV", "BearerTokens", "client_id", "guard_options", "send_error", "tokens"]
+__all__ = [
+    "TOKEN_ENV",
+    "BearerTokens",
+    "check_auth",
+    "client_id",
+    "guard_options",
+    "send_error",
+    "tokens",
+]
 
 TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 DEFAULT_CLIENT = "tooldeck"  # the client id of a single token
@@ -67,6 +75,30 @@ def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
             raise ValueError("every token must be a non-empty str")
         _check_sendable(key, f"the token of client {client!r}")
     return dict(token)
+
+
+def check_auth(auth: Any, token: Any) -> Any:
+    """``auth=`` as given: ``None``, or a fastmcp auth provider (JWT verification against
+    a JWKS, token introspection...), which fastmcp's own middleware enforces.
+
+    Raises:
+        TypeError: ``auth`` is not a fastmcp ``AuthProvider``.
+        ValueError: Both ``auth`` and ``token`` were given.
+    """
+    if auth is None:
+        return None
+    from fastmcp.server.auth import AuthProvider
+
+    if not isinstance(auth, AuthProvider):
+        raise TypeError(
+            "auth must be a fastmcp auth provider (such as fastmcp.server.auth.providers."
+            f"jwt.JWTVerifier), not {type(auth).__name__}; for a static bearer token use token="
+        )
+    if token is not None:
+        raise ValueError(
+            "give token= (static bearer tokens) or auth= (a fastmcp auth provider), not both"
+        )
+    return auth
 
 
 def _check_sendable(token: str, what: str) -> None:

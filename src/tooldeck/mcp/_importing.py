@@ -7,10 +7,11 @@
 * Names: a remote name is registered as ``prefix + name``; one outside tooldeck's name
   rule is sanitised (other characters → ``_``, cut to 64), and two remote names that
   end up alike get distinct local names (``_2``, ``_3``...). Calls use the remote name.
-* Tools that cannot be used are skipped with a warning naming them: task-only tools
-  (``execution.taskSupport: "required"``) and tools whose schema is unusable (not
-  valid JSON Schema, nested deeper than `MAX_DEPTH`, or anything else that fails to
-  read): one strange tool never fails the whole import.
+* Tools that cannot be used are skipped with a warning naming them: tools whose schema
+  is unusable (not valid JSON Schema, nested deeper than `MAX_DEPTH`, or anything else
+  that fails to read): one strange tool never fails the whole import. A task-only tool
+  (``execution.taskSupport: "required"``) is imported, and run as a task
+  (`tooldeck.mcp._tasks`).
 * Any failure (the server's, a clash, a bug) stops the server process the import
   started before it is raised: gone when ``use_mcp`` raises (a frozen one included),
   within its bound; only past that bound does its stop go on in the background.
@@ -301,9 +302,6 @@ def _unreadable(exc: Exception) -> str:
 
 def _unusable(remote: mcp_types.Tool) -> str | None:
     """Why a listed tool cannot be a proxy, or ``None``."""
-    execution = remote.execution
-    if execution is not None and execution.task_support == "required":
-        return "it can only run as an MCP task"
     if remote.input_schema.get("type") != "object":
         return "its inputSchema is not an object schema"
     for which, schema in (

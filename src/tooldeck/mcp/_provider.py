@@ -18,6 +18,8 @@ This module imports fastmcp at the top: `tooldeck.mcp._serving` imports it lazil
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import inspect
 import json
 import weakref
@@ -29,17 +31,20 @@ from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult as FastMCPResult
-from mcp_types import Icon, TextContent, ToolAnnotations
+from mcp_types import Icon, TextContent, ToolAnnotations, ToolExecution
 from pydantic import PrivateAttr
 
 from tooldeck._media import mcp_form, media_parts
+from tooldeck._progress import PROGRESS_KEY
 from tooldeck._result import ToolResult, clip, failure_text, outside_text, problem_lines, to_text
 from tooldeck._schema_check import schema_validator
 from tooldeck._tool import Tool
 from tooldeck.middleware._call import REQUEST_META
 
 from ._approval import refusal
+from ._cancel import until_disconnected
 from ._media_content import media_result, structured_form
+from ._progress import ServedProgress, notes_to_client
 from ._proxy import ProxyTool
 from ._results import output_problems
 from ._session import RemoteFailure
@@ -71,7 +76,16 @@ def new_server(
     """A ``FastMCP`` server over the registry (`tooldeck.mcp.as_mcp_server`)."""
     # dereference_schemas=False: serve the schemas as exported, `$defs` and all.
     provider = RegistryProvider(registry, tags, match, context)
-    return FastMCP(name, providers=[provider], dereference_schemas=False)
+    # serverInfo names the registry and tooldeck's version (not fastmcp's, its default).
+    return FastMCP(name, version=_version(), providers=[provider], dereference_schemas=False)
+
+
+@functools.cache
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tooldeck")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, uninstalled
+        return "0+unknown"
 
 
 class RegistryProvider(Provider):
@@ -128,26 +142,34 @@ class ServedTool(FastMCPTool):
         return super().to_mcp_tool(**overrides)
 
     async def run(self, arguments: dict[str, Any]) -> FastMCPResult:
+        # While it runs, the call tells its client how far it is (and a proxy's, what its
+        # server logs): `_progress`. A client whose HTTP connection drops takes the call
+        # with it: `_cancel`.
+        async with notes_to_client(self._tool) as progress:
+            work = self._served_call(arguments, progress)
+            return await until_disconnected(work, _error("the client went away"))
+
+    async def _served_call(
+        self, arguments: dict[str, Any], progress: ServedProgress | None
+    ) -> FastMCPResult:
         tool = self._tool
         context: Any = _UNREAD
         if tool._approval is not None:  # asked before anything runs (mcp/_approval.py)
-            try:
-                context = await self._request_context(every_tool=True)  # a policy reads it
-            except Exception as exc:
-                return _no_context(tool, exc)
-            refused = await refusal(tool, arguments, context)
-            if isinstance(refused, str):
-                return _error(refused)
-            if refused is not None:  # the question to the client, first (SEP-2322)
+            context, refused = await self._approval(arguments)
+            if refused is not None:
                 return refused
         chain = self._registry._chain if self._registry is not None else None
+        reporter = None if progress is None else progress.reporter
         if chain is None and isinstance(tool, ProxyTool):
-            return _handed_on(await tool.reply(arguments))  # exactly what the server sent
+            # exactly what the server sent
+            return _handed_on(await tool.reply(arguments, progress=reporter))
         if context is _UNREAD:
             try:
                 context = await self._request_context(every_tool=chain is not None)
             except Exception as exc:  # the server's own context callable failed
                 return _no_context(tool, exc)
+        if reporter is not None:
+            context = {**(context or {}), PROGRESS_KEY: reporter}
         if chain is None:
             return self._served(await tool.run(arguments, context=context))
         # Through the registry's middleware, once (a proxy's own faces have none), the
@@ -162,6 +184,19 @@ class ServedTool(FastMCPTool):
         if raw is not None:
             return _handed_on(raw)
         return self._served(outcome)
+
+    async def _approval(self, arguments: dict[str, Any]) -> tuple[Any, FastMCPResult | None]:
+        """The request's context (a policy reads it) and, unless the call may run now, its
+        answer: a refusal, or the question to the client first (SEP-2322)."""
+        tool = self._tool
+        try:
+            context = await self._request_context(every_tool=True)
+        except Exception as exc:
+            return _UNREAD, _no_context(tool, exc)
+        refused = await refusal(tool, arguments, context)
+        if isinstance(refused, str):
+            return context, _error(refused)
+        return context, refused
 
     def _served(self, outcome: ToolResult) -> FastMCPResult:
         """A tool's result as MCP content (and structured content when its schema says)."""
@@ -229,6 +264,7 @@ def served_tool(
     # what is exported.
     annotations = exported.get("annotations")
     icons = exported.get("icons")
+    execution = exported.get("execution")
     served = ServedTool(
         name=exported["name"],
         title=exported.get("title"),
@@ -237,6 +273,7 @@ def served_tool(
         output_schema=exported.get("outputSchema"),
         annotations=ToolAnnotations.model_validate(annotations) if annotations else None,
         icons=[Icon.model_validate(icon) for icon in icons] if icons else None,
+        execution=ToolExecution.model_validate(execution) if execution else None,
         tags=set(tool.tags),
     )
     served._tool = tool

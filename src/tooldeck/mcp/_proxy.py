@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import from_json
 
 from tooldeck._jsonschema import copy_json
+from tooldeck._progress import PROGRESS_KEY, Progress, reporter_of
 from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
 from tooldeck._schema_check import SchemaError, schema_validator
 from tooldeck._schema_tools import schema_params
@@ -40,7 +41,7 @@ from tooldeck.errors import ToolDefinitionError
 from . import _loop
 from ._extra import logger
 from ._results import error_text, media_value, output_problems, to_value
-from ._session import RemoteFailure, Session
+from ._session import LogSink, RemoteFailure, Session, log_sink
 
 if TYPE_CHECKING:
     import mcp_types
@@ -97,6 +98,9 @@ class ProxyTool(Tool[..., Any]):
         self.remote = remote
         output = remote.output_schema
         self._wrapped = bool(output and output.get("x-fastmcp-wrap-result"))
+        execution = remote.execution
+        # A tool that runs only as an MCP task is called as one (`tooldeck.mcp._tasks`).
+        self._as_task = execution is not None and execution.task_support == "required"
         annotations = remote.annotations
         super().__init__(
             functools.partial(_call_proxy, self),
@@ -128,7 +132,8 @@ class ProxyTool(Tool[..., Any]):
     def _export(self, format: str, strict: bool) -> dict[str, Any]:
         """In the ``mcp`` format, the tool as a gateway serves it (what is served is what
         is exported): as the server listed it, under its local name, with its title,
-        icons and output schema, and its ``_meta`` with our tag sections."""
+        icons, output schema and ``execution`` (``taskSupport``), and its ``_meta``
+        with our tag sections."""
         try:
             exported = super()._export(format, strict)
         except ToolDefinitionError as exc:  # strict mode refused the remote schema
@@ -151,6 +156,10 @@ class ProxyTool(Tool[..., Any]):
             ]
         if "annotations" in exported:
             tool["annotations"] = exported["annotations"]
+        if remote.execution is not None:  # taskSupport, as the server said it
+            tool["execution"] = remote.execution.model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
         tool["_meta"] = {**copy_json(remote.meta or {}), **exported["_meta"]}
         return tool
 
@@ -162,7 +171,7 @@ class ProxyTool(Tool[..., Any]):
         """Seed 001 §7.2: the value, ``{"error": <text>}``, or ``None`` (no answer)."""
         try:
             args = self._arguments(arguments, kwargs)
-            reply = self._reply_sync(args)
+            reply = self._reply_sync(args, _reporter(context))
         except Exception as exc:
             return "Error: " + self._failure(exc)
         return self._value(reply)
@@ -175,7 +184,7 @@ class ProxyTool(Tool[..., Any]):
             args = self._arguments(arguments, kwargs)
         except Exception as exc:
             return "Error: " + self._failure(exc)
-        return self._value(await self._reply_async(args))
+        return self._value(await self._reply_async(args, _reporter(context)))
 
     async def run(
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -185,7 +194,7 @@ class ProxyTool(Tool[..., Any]):
             args = self._arguments(arguments, kwargs)
         except Exception as exc:
             return ToolResult.fail(self._failure(exc), exception=exc)
-        return self._result(await self._reply_async(args))
+        return self._result(await self._reply_async(args, _reporter(context)))
 
     def run_sync(
         self, arguments: Arguments = None, /, *, context: Context = None, **kwargs: Any
@@ -193,22 +202,24 @@ class ProxyTool(Tool[..., Any]):
         """Sync twin of `run`."""
         try:
             args = self._arguments(arguments, kwargs)
-            reply = self._reply_sync(args)
+            reply = self._reply_sync(args, _reporter(context))
         except Exception as exc:
             return ToolResult.fail(self._failure(exc), exception=exc)
         return self._result(reply)
 
-    async def reply(self, arguments: Arguments) -> mcp_types.CallToolResult | RemoteFailure:
+    async def reply(
+        self, arguments: Arguments, *, progress: Progress | None = None
+    ) -> mcp_types.CallToolResult | RemoteFailure:
         """The server's result as it came (for serving again), or why there is none.
 
         Arguments this proxy refuses (not an object) come back as a `RemoteFailure`
-        carrying the refusal.
+        carrying the refusal. The server's progress reports go to ``progress``.
         """
         try:
             args = self._arguments(arguments, {})
         except Exception as exc:
             return RemoteFailure(self._failure(exc))
-        reply: mcp_types.CallToolResult | RemoteFailure = await self._reply_async(args)
+        reply: mcp_types.CallToolResult | RemoteFailure = await self._reply_async(args, progress)
         return reply
 
     # -- through a registry's middleware (tooldeck.middleware._chain) -------------------
@@ -223,7 +234,7 @@ class ProxyTool(Tool[..., Any]):
             args = self._arguments(arguments, {})
         except Exception as exc:  # refused here: worded alike by every face
             return ToolResult.fail(self._failure(exc), exception=exc), None
-        reply = self._reply_sync(args)
+        reply = self._reply_sync(args, _reporter(context))
         return self._result(reply), reply
 
     async def _answer(self, arguments: Any, context: Context) -> tuple[ToolResult, Any]:
@@ -231,7 +242,7 @@ class ProxyTool(Tool[..., Any]):
             args = self._arguments(arguments, {})
         except Exception as exc:
             return ToolResult.fail(self._failure(exc), exception=exc), None
-        reply = await self._reply_async(args)
+        reply = await self._reply_async(args, _reporter(context))
         return self._result(reply), reply
 
     def _answer_value(self, raw: Any) -> Any:
@@ -248,26 +259,31 @@ class ProxyTool(Tool[..., Any]):
         timeout = self.session.timeout
         return None if timeout is None else timeout + _LOOP_GRACE
 
-    def _reply_sync(self, args: dict[str, Any]) -> Reply:
+    def _reply_sync(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         try:
-            return _loop.call_sync(self._ask(args), self._bound)
+            return _loop.call_sync(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
             return RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
             )
 
-    async def _reply_async(self, args: dict[str, Any]) -> Reply:
+    async def _reply_async(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         try:
-            return await _loop.call(self._ask(args), self._bound)
+            # (the served call's log sink is read here: the MCP loop has other context)
+            return await _loop.call(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
             return RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
             )
 
-    async def _ask(self, args: dict[str, Any]) -> Reply:
+    async def _ask(
+        self, args: dict[str, Any], progress: Progress | None, logs: LogSink | None
+    ) -> Reply:
         """On the MCP loop: the call, its result checked against the output schema."""
         try:
-            result = await self.session.call(self.remote.name, args)
+            result = await self.session.call(
+                self.remote.name, args, progress, as_task=self._as_task, logs=logs
+            )
         except RemoteFailure as failure:
             logger.debug("MCP call of %r failed: %s", self.remote.name, failure)
             return failure
@@ -298,6 +314,15 @@ class ProxyTool(Tool[..., Any]):
             return ToolResult.fail(error_text(reply))
         media = media_value(reply, server=self.session.server)  # every item, when media
         return ToolResult.ok(to_value(reply, wrapped=self._wrapped) if media is None else media)
+
+
+def _reporter(context: Context) -> Progress | None:
+    """Where the server's progress reports go: ``context["progress"]``, if callable."""
+    try:
+        found = context.get(PROGRESS_KEY) if context is not None else None
+    except Exception:  # a strange mapping: no reporter, not a failed call
+        return None
+    return reporter_of(found) if callable(found) else None
 
 
 async def _call_proxy(proxy: ProxyTool, **arguments: Any) -> Any:

@@ -21,6 +21,7 @@ from ._extra import require_fastmcp
 
 if TYPE_CHECKING:
     import fastmcp
+    from fastmcp.server.auth import AuthProvider
     from starlette.applications import Starlette
 
     from tooldeck._base_registry import BaseRegistry as ToolRegistry
@@ -80,6 +81,7 @@ def http_app(
     context: ServedContext = None,
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
+    auth: AuthProvider | None = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -106,16 +108,24 @@ def http_app(
             naming the limit (default: 100). Stateful serving only.
         session_idle_timeout: Seconds after which a session with no request in flight
             is closed (default: 1800). Stateful serving only.
+        auth: A fastmcp auth provider instead of ``token``: say,
+            ``fastmcp.server.auth.providers.jwt.JWTVerifier(jwks_uri=..., issuer=...,
+            audience=...)`` (an OAuth resource server, as the MCP authorization spec
+            expects). A request it refuses gets 401; the context callable reads the
+            verified token with ``fastmcp.server.dependencies.get_access_token()``.
 
     Raises:
         ValueError: An empty token, an allowed host that is not a name, a session limit
-            that is not a positive number, or one given with ``stateless=True``.
+            that is not a positive number, or one given with ``stateless=True``; both
+            ``token`` and ``auth``.
+        TypeError: ``auth`` is not a fastmcp auth provider.
     """
     require_fastmcp()
     options = _http_options(
-        token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout
+        token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout, auth
     )
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server.auth = auth
     return server.http_app(path=path, **options)
 
 
@@ -134,6 +144,7 @@ def serve(
     context: ServedContext = None,
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
+    auth: AuthProvider | None = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -154,6 +165,7 @@ def serve(
             (default: 100; see `http_app`).
         session_idle_timeout: HTTP only: seconds before an idle session is closed
             (default: 1800).
+        auth: HTTP only: a fastmcp auth provider instead of ``token`` (see `http_app`).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
@@ -178,14 +190,18 @@ def serve(
             allowed_hosts=allowed_hosts,
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
+            auth=auth,
         )
         return
     _check_port(port)
     hosts = [*(allowed_hosts or ()), *_named(host)]
-    options = _http_options(token, stateless, hosts, max_sessions_per_client, session_idle_timeout)
-    if not _checks_tokens(options) and not _is_loopback(host):
+    options = _http_options(
+        token, stateless, hosts, max_sessions_per_client, session_idle_timeout, auth
+    )
+    if auth is None and not _checks_tokens(options) and not _is_loopback(host):
         _warn(f"serving MCP on {host} without a token: anyone who can reach it may call")
     server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server.auth = auth
     listener = _listen(host, port)
     _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
 
@@ -230,15 +246,19 @@ def _http_options(
     allowed_hosts: Iterable[str] | None,
     max_sessions_per_client: int | None,
     session_idle_timeout: float | None,
+    auth: Any = None,
 ) -> dict[str, Any]:
     from starlette.middleware import Middleware
 
-    from ._auth import BearerTokens, guard_options, tokens
+    from ._auth import BearerTokens, check_auth, guard_options, tokens
+    from ._cancel import WatchDisconnect
     from ._session_limits import SessionLimits, check_limits
 
-    accepted = tokens(token)
+    # A provider checks credentials itself (the environment's token is not read then).
+    accepted = tokens(token) if check_auth(auth, token) is None else {}
     cap, idle = check_limits(max_sessions_per_client, session_idle_timeout)
     middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
+    middleware.append(Middleware(WatchDisconnect))  # a dropped client cancels its calls
     options: dict[str, Any] = {"stateless_http": bool(stateless)}
     if stateless:
         limits = [

@@ -24,8 +24,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._shifting import with_timeout
@@ -38,9 +39,19 @@ if TYPE_CHECKING:
     import fastmcp
     import mcp_types
 
+    from tooldeck._progress import Progress
+
     from ._transports import Refusals
 
-__all__ = ["HURRY", "PING_GRACE", "RemoteFailure", "Session", "trace_meta"]
+__all__ = [
+    "HURRY",
+    "PING_GRACE",
+    "LogSink",
+    "RemoteFailure",
+    "Session",
+    "log_sink",
+    "trace_meta",
+]
 
 T = TypeVar("T")
 
@@ -50,6 +61,19 @@ _PING_LIMIT = 5.0  # ... after a call that failed early
 HURRY = 0.25
 _GRACE = 2.0  # ... a server whose session is closed (the MCP SDK's own timings)
 _DROP_WAIT = 0.3  # seconds a failed call waits, at most, for its dropped server to stop
+
+LogSink = Callable[[Any], None]  # takes a server's LoggingMessageNotificationParams
+
+# Where the served call running here passes remote log messages on (its client): set by
+# `tooldeck.mcp._provider` for a served proxy call, read by the proxy on the caller's side.
+LOG_SINK: contextvars.ContextVar[LogSink | None] = contextvars.ContextVar(
+    "tooldeck_mcp_log_sink", default=None
+)
+
+
+def log_sink() -> LogSink | None:
+    """The log sink of the served call running here, if any."""
+    return LOG_SINK.get()
 
 
 class RemoteFailure(Exception):
@@ -92,6 +116,20 @@ class Session:
         self._opening: asyncio.Future[fastmcp.Client[Any]] | None = None
         self._pid = os.getpid()
         self._closing: set[asyncio.Task[None]] = set()
+        # One entry per call in flight: its log sink, or None (see `on_log`).
+        self._calls: list[LogSink | None] = []
+
+    def on_log(self, message: Any) -> None:
+        """A log message of the server's, after the ``tooldeck.mcp`` logger has it: on to
+        the client of the served call it belongs to.
+
+        An MCP log notification names no request, and neither the MCP SDK's client nor
+        fastmcp's says which response stream it came on: it is passed on only when one
+        call is in flight (it can be no other's), never to a client it may not be for.
+        """
+        calls = self._calls
+        if len(calls) == 1 and calls[0] is not None:
+            calls[0](message)
 
     # -- requests (each runs on the MCP loop) ---------------------------------------------
 
@@ -99,13 +137,25 @@ class Session:
         """The server's tools, and ``(name, reason)`` of those it listed unreadably."""
         return await self._bounded(self._list_tools(), "list its tools")
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """Call a tool; its result as the server sent it.
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        progress: Progress | None = None,
+        *,
+        as_task: bool = False,
+        logs: LogSink | None = None,
+    ) -> mcp_types.CallToolResult:
+        """Call a tool; its result as the server sent it. The server's progress reports
+        go to ``progress`` (and to the ``tooldeck.mcp`` logger, as always); ``as_task``:
+        run it as an MCP task (`tooldeck.mcp._tasks`), within the same bound; its log
+        messages go on to ``logs`` too (see `on_log`).
 
         Raises:
             RemoteFailure: The server did not answer (in time).
         """
-        return await self._bounded(self._call(name, arguments), f"answer a call of {name!r}")
+        work = self._call(name, arguments, progress, as_task, logs)
+        return await self._bounded(work, f"answer a call of {name!r}")
 
     async def aclose(self, *, hurry: bool = False) -> None:
         """Close the session and wait until what it started has stopped.
@@ -131,6 +181,7 @@ class Session:
         if self._pid != os.getpid():
             # Forked: the parent's session lives on a loop this process does not run.
             self._client, self._opening, self._closing = None, None, set()
+            self._calls = []
             self._pid = os.getpid()
         client = self._client
         if client is not None:
@@ -146,7 +197,7 @@ class Session:
 
         self.refusals = Refusals()  # what this opening's HTTP answers say, afresh
         mark = _processes.new_mark()
-        client = new_client(self.transport, self.server, self.refusals, mark)
+        client = new_client(self.transport, self.server, self.refusals, mark, self.on_log)
         mark = mark if starts_processes(client) else ""  # nothing to look for otherwise
         try:
             await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
@@ -170,12 +221,30 @@ class Session:
         rejected = list(getattr(client.session, "rejected", []))
         return tools, rejected
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    async def _call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        progress: Progress | None,
+        as_task: bool,
+        logs: LogSink | None,
+    ) -> mcp_types.CallToolResult:
+        from ._tasks import call_as_task
+        from ._transports import GatewaySession, progress_handler
+
         client = await self._connected()
         refusals = self.refusals
         before = refusals.count
+        # None: the client's own handler (it logs); else one that logs and passes on.
+        handler = None if progress is None else progress_handler(self.server, progress)
+        self._calls.append(logs)
         try:
-            return await client.call_tool_mcp(name, arguments, meta=trace_meta())
+            session = client.session
+            if as_task and isinstance(session, GatewaySession):  # (it always is: `new_client`)
+                return await call_as_task(session, name, arguments, self.timeout)
+            return await client.call_tool_mcp(
+                name, arguments, progress_handler=handler, meta=trace_meta()
+            )
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)
             if refusals.count > before:  # a token expired or rotated since the import
@@ -184,6 +253,8 @@ class Session:
                     server=self.server,
                 ) from exc
             raise self._failure(f"answer a call of {name!r}", exc) from exc
+        finally:
+            self._calls.remove(logs)
 
     async def _bounded(self, work: Awaitable[T], what: str) -> T:
         if self.timeout is None:

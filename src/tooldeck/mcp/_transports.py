@@ -32,6 +32,7 @@ import httpx2
 import mcp_types as types
 from fastmcp import Client, FastMCP
 from fastmcp.client.logging import create_log_callback, default_log_handler
+from fastmcp.client.progress import ProgressHandler
 from fastmcp.client.transports import (
     ClientTransport,
     FastMCPTransport,
@@ -56,6 +57,7 @@ __all__ = [
     "Refusals",
     "describe",
     "new_client",
+    "progress_handler",
     "redactor",
     "safe_url",
     "starts_processes",
@@ -214,12 +216,20 @@ class Refusals:
         return factory
 
 
-def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Client[Any]:
+def new_client(
+    transport: Any,
+    server: str,
+    refusals: Refusals,
+    mark: str,
+    on_log: Callable[[types.LoggingMessageNotificationParams], None] | None = None,
+) -> Client[Any]:
     """A ``fastmcp.Client`` of our own for ``transport`` (see the module docstring).
 
     A ``fastmcp.Client`` given as the transport keeps its configuration (timeout,
     handlers, auth): tooldeck opens a session of its own with it. Each server it starts
-    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`).
+    over stdio carries ``mark`` in its environment (`tooldeck.mcp._processes`). The
+    server's log messages go to the ``tooldeck.mcp`` logger, then to ``on_log`` (unless
+    the given client has a log handler of its own).
     """
     if isinstance(transport, Client):
         client: Client[Any] = transport.new()
@@ -227,7 +237,7 @@ def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Cl
         if _logs_by_default(client):  # fastmcp's handler prints: ours logs on tooldeck.mcp
             client._session_kwargs = {
                 **client._session_kwargs,
-                "logging_callback": create_log_callback(_log_handler(server)),
+                "logging_callback": create_log_callback(_log_handler(server, on_log)),
             }
     else:
         inferred = _marked(
@@ -235,8 +245,8 @@ def new_client(transport: Any, server: str, refusals: Refusals, mark: str) -> Cl
         )
         client = Client(
             inferred,
-            log_handler=_log_handler(server),
-            progress_handler=_progress_handler(server),
+            log_handler=_log_handler(server, on_log),
+            progress_handler=progress_handler(server),
         )
     # How fastmcp's own proxy client picks its session class.
     options = client._transport_options or TransportOptions()
@@ -305,22 +315,34 @@ def _marked_config(transport: Any, mark: str) -> Any:
     return {**transport, "mcpServers": marked}
 
 
-def _log_handler(server: str) -> Callable[[types.LoggingMessageNotificationParams], Any]:
+def _log_handler(
+    server: str, on_log: Callable[[types.LoggingMessageNotificationParams], None] | None
+) -> Callable[[types.LoggingMessageNotificationParams], Any]:
     async def log(message: types.LoggingMessageNotificationParams) -> None:
         level = _LEVELS.get(str(message.level).lower(), logging.INFO)
         source = f"{server} ({message.logger})" if message.logger else server
         logger.log(level, "MCP server %s: %s", source, message.data)
+        if on_log is not None:
+            on_log(message)  # on to a gateway's client (`Session.on_log`)
 
     return log
 
 
-def _progress_handler(server: str) -> Callable[[float, float | None, str | None], Any]:
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        of = f"/{total:g}" if total is not None else ""
-        note = f" ({message})" if message else ""
-        logger.debug("MCP server %s: progress %g%s%s", server, done, of, note)
+def progress_handler(
+    server: str, reporter: Callable[[float, float | None, str | None], Any] | None = None
+) -> ProgressHandler:
+    """A client's progress handler: reports go to the ``tooldeck.mcp`` logger and, for
+    a call whose caller takes them, on to ``reporter`` (a `tooldeck.Progress`)."""
 
-    return progress
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            of = f"/{total:g}" if total is not None else ""
+            note = f" ({message})" if message else ""
+            logger.debug("MCP server %s: progress %g%s%s", server, progress, of, note)
+        if reporter is not None:
+            reporter(progress, total, message)
+
+    return report
 
 
 class GatewaySession(ClientSession):
@@ -362,10 +384,15 @@ class GatewaySession(ClientSession):
         return self._absorb_tool_listing(result, complete=first_page and cursor is None)
 
     async def _raw_listing(self, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
-        # ClientSession.send_request without its validation of the whole result.
-        data = types.ListToolsRequest(params=params).model_dump(
-            by_alias=True, mode="json", exclude_none=True
-        )
+        return await self.raw_request(types.ListToolsRequest(params=params))
+
+    async def raw_request(self, request: types.Request[Any, Any]) -> dict[str, Any]:
+        """``ClientSession.send_request`` without its validation of the result: its JSON.
+
+        (A task-augmented ``tools/call`` answers a ``CreateTaskResult``, which the SDK
+        would refuse as no ``CallToolResult``: `tooldeck.mcp._tasks` reads it.)
+        """
+        data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
         opts: CallOptions = {}
         self._stamp(data, opts)
         if self._session_read_timeout_seconds is not None:
