@@ -1,0 +1,108 @@
+"""The ``to_<framework>()`` methods of `Tool` and of a registry.
+
+A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through its
+``execute`` faces, so its middleware runs around every call a framework makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ._shared import Bridge, GivenContext
+
+__all__ = ["RegistryBridges", "ToolBridges"]
+
+
+class ToolBridges:
+    """`Tool`'s ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
+
+    __slots__ = ()
+
+    def _bridge(self, context: GivenContext) -> Bridge:
+        tool: Any = self
+
+        def run(arguments: Any, ctx: Any) -> Any:
+            return tool.run_sync(arguments, context=ctx)
+
+        def arun(arguments: Any, ctx: Any) -> Any:
+            return tool.run(arguments, context=ctx)
+
+        return Bridge(tool.name, tool.description, tool.parameters, run, arun, context)
+
+    def to_langchain(self, *, context: GivenContext = None) -> Any:
+        """This tool as a LangChain ``StructuredTool`` (extra ``langchain``; docs/langchain.md).
+
+        ``context`` gives injected parameters their values: a mapping, or a callable of
+        the run's ``ToolRuntime`` (else its ``RunnableConfig``); by default the
+        ``ToolRuntime``'s ``context``, else the config's ``configurable``.
+        """
+        from .langchain import to_tool
+
+        return to_tool(self._bridge(context))
+
+    def to_openai_agents(self, *, context: GivenContext = None) -> Any:
+        """This tool as an OpenAI Agents ``FunctionTool`` (extra ``openai-agents``;
+        docs/openai-agents.md). ``context``: a mapping or a callable of the
+        ``ToolContext``; by default ``RunContextWrapper.context``."""
+        from .openai_agents import to_tool
+
+        return to_tool(self._bridge(context))
+
+    def to_pydantic_ai(self, *, context: GivenContext = None) -> Any:
+        """This tool as a ``pydantic_ai.Tool`` (extra ``pydantic-ai``; docs/pydantic-ai.md).
+        ``context``: a mapping or a callable of the ``RunContext``; by default its
+        ``deps``."""
+        from .pydantic_ai import to_tool
+
+        return to_tool(self._bridge(context))
+
+
+class RegistryBridges:
+    """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
+
+    def _selected(self, tags: Any, match: Any) -> Iterable[Any]:
+        raise NotImplementedError  # the registry's: its enabled tools carrying ``tags``
+
+    def _bridges(self, tags: Any, match: Any, context: GivenContext) -> list[Bridge]:
+        registry: Any = self
+        bridges = []
+        for tool in self._selected(tags, match):
+            name = tool.name
+
+            def run(arguments: Any, ctx: Any, name: str = name) -> Any:
+                return registry.execute_sync(name, arguments, context=ctx)
+
+            def arun(arguments: Any, ctx: Any, name: str = name) -> Any:
+                return registry.execute(name, arguments, context=ctx)
+
+            bridges.append(Bridge(name, tool.description, tool.parameters, run, arun, context))
+        return bridges
+
+    def to_langchain(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> list[Any]:
+        """The enabled tools (carrying any of ``tags``) as LangChain tools, each running
+        through this registry: its validation, middleware and failure text (extra
+        ``langchain``; docs/langchain.md). ``context`` as for `Tool.to_langchain`."""
+        from .langchain import to_tool
+
+        return [to_tool(b) for b in self._bridges(tags, match, context)]
+
+    def to_openai_agents(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> list[Any]:
+        """The enabled tools as OpenAI Agents ``FunctionTool``s, running through this
+        registry (extra ``openai-agents``; docs/openai-agents.md)."""
+        from .openai_agents import to_tool
+
+        return [to_tool(b) for b in self._bridges(tags, match, context)]
+
+    def to_pydantic_ai(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> Any:
+        """The enabled tools as a Pydantic AI ``FunctionToolset``, running through this
+        registry (extra ``pydantic-ai``; docs/pydantic-ai.md)."""
+        from .pydantic_ai import to_toolset
+
+        return to_toolset(self._bridges(tags, match, context))

@@ -1,0 +1,91 @@
+"""What the framework bridges share: importing a framework, a call's context, a
+foreign tool's description, and a result's parts.
+
+A bridge sees a tool as plain data and two runners (``run`` and ``arun``: arguments
+and a context in, a `ToolResult` out): a registry hands its ``execute`` faces (so its
+middleware runs), a `Tool` its own ``run`` faces. No framework is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from tooldeck._media import is_media, media_parts
+from tooldeck._result import ToolResult
+
+__all__ = [
+    "ARun",
+    "Bridge",
+    "Foreign",
+    "GivenContext",
+    "Run",
+    "context_for",
+    "parts_of",
+    "require",
+]
+
+# What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
+# context returning one.
+GivenContext = Mapping[str, Any] | Callable[[Any], Any] | None
+Run = Callable[[Any, Any], ToolResult]
+ARun = Callable[[Any, Any], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """One tool as a bridge sees it: its declaration and its two runners."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Run
+    arun: ARun
+    context: GivenContext = None
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A framework's tool as a registry takes it: its declaration and how it runs
+    (``arun(arguments)`` → `ToolResult`, its framework validating the arguments)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    arun: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import a framework's module, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{module} is not installed: this needs the {extra!r} extra "
+            f'(pip install "tooldeck[{extra}]")'
+        ) from exc
+
+
+def context_for(given: GivenContext, run_context: Any, *fallbacks: Any) -> Any:
+    """The context of one call: ``context=`` when given (a callable receives the
+    framework's run context), else the first of ``fallbacks`` that is a mapping."""
+    if given is not None:
+        return given(run_context) if callable(given) else given
+    for candidate in fallbacks:
+        if isinstance(candidate, Mapping):
+            return candidate
+    return None
+
+
+def parts_of(result: ToolResult) -> list[Any] | None:
+    """A successful result's parts when it holds media (``str`` and media values, JSON
+    values as their text), else ``None``: the model reads ``str(result)``."""
+    if not result.success:
+        return None
+    parts = media_parts(result.data)
+    if parts is None:
+        return None
+    return [p if isinstance(p, str) or is_media(p) else str(ToolResult.ok(p)) for p in parts]
