@@ -1,0 +1,88 @@
+"""Pydantic AI: tooldeck's tools as ``pydantic_ai.Tool``s (a registry's as a
+``FunctionToolset``), and Pydantic AI tools in a registry.
+
+Extra ``pydantic-ai`` (``pydantic-ai-slim``). Imported only when a bridge is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooldeck._media import Media, is_media
+from tooldeck._result import ToolResult, failure_text
+
+from ._shared import Bridge, Foreign, context_for, parts_of, require
+
+__all__ = ["describe", "to_tool", "to_toolset"]
+
+EXTRA = "pydantic-ai"
+
+
+def to_tool(bridge: Bridge) -> Any:
+    """A ``pydantic_ai.Tool`` running ``bridge`` with tooldeck's schema (Pydantic AI
+    validates nothing more: ``Tool.from_schema``). A failure is returned as the
+    ``Error: ...`` text the model reads, not a ``ModelRetry``, whose retry budget would
+    end the run."""
+    pydantic_ai = require("pydantic_ai", EXTRA)
+
+    async def call(ctx: Any, **arguments: Any) -> Any:
+        context = context_for(bridge.context, ctx, getattr(ctx, "deps", None))
+        return _answer(await bridge.arun(arguments, context), pydantic_ai)
+
+    return pydantic_ai.Tool.from_schema(
+        call,
+        name=bridge.name,
+        description=bridge.description,
+        json_schema=bridge.parameters,
+        takes_ctx=True,
+    )
+
+
+def to_toolset(bridges: list[Bridge]) -> Any:
+    """A ``FunctionToolset`` of the bridges' tools."""
+    toolsets = require("pydantic_ai.toolsets", EXTRA)
+    return toolsets.FunctionToolset([to_tool(b) for b in bridges])
+
+
+def _answer(result: ToolResult, pydantic_ai: Any) -> Any:
+    parts = parts_of(result)
+    if parts is None:
+        return str(result)
+    return [_content(part, pydantic_ai) for part in parts]
+
+
+def _content(part: Any, pydantic_ai: Any) -> Any:
+    """A part as Pydantic AI's user content: text, ``BinaryContent``, or the URL kinds."""
+    if not is_media(part):
+        return part
+    media: Media = part
+    if media.data is not None:
+        return pydantic_ai.BinaryContent(data=media.data, media_type=media.mime_type)
+    url_kind = {"image": "ImageUrl", "audio": "AudioUrl"}.get(media.kind, "DocumentUrl")
+    return getattr(pydantic_ai, url_kind)(url=media.url)
+
+
+# -- the other way: a Pydantic AI tool in a registry ------------------------------------------
+
+
+def describe(obj: Any) -> Foreign:
+    """A ``pydantic_ai.Tool`` as a registry takes it: its name, description and JSON
+    schema; its arguments validated by its own validator, then its function called.
+
+    Outside an agent run there is no model: a tool that takes a ``RunContext`` gets one
+    whose ``deps`` is ``None`` and whose ``model`` is ``None``."""
+    pydantic_ai = require("pydantic_ai", EXTRA)
+    usage = require("pydantic_ai.usage", EXTRA).RunUsage
+    schema = obj.function_schema
+
+    async def arun(arguments: dict[str, Any]) -> ToolResult:
+        try:
+            validated = schema.validator.validate_python(arguments)
+            ctx = pydantic_ai.RunContext(
+                deps=None, model=None, usage=usage(), tool_name=obj.name, tool_call_id="tooldeck"
+            )
+            return ToolResult.ok(await schema.call(validated, ctx))
+        except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
+            return ToolResult.fail(failure_text(exc), exception=exc)
+
+    return Foreign(obj.name, obj.description or obj.name, dict(schema.json_schema), arun)
