@@ -6,6 +6,7 @@ A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,14 +22,9 @@ class ToolBridges:
 
     def _bridge(self, context: GivenContext) -> Bridge:
         tool: Any = self
-
-        def run(arguments: Any, ctx: Any) -> Any:
-            return tool.run_sync(arguments, context=ctx)
-
-        def arun(arguments: Any, ctx: Any) -> Any:
-            return tool.run(arguments, context=ctx)
-
-        return Bridge(tool.name, tool.description, tool.parameters, run, arun, context)
+        return Bridge(
+            tool.name, tool.description, tool.parameters, tool.run_sync, tool.run, context
+        )
 
     def to_langchain(self, *, context: GivenContext = None) -> Any:
         """This tool as a LangChain ``StructuredTool`` (extra ``langchain``; docs/langchain.md).
@@ -68,15 +64,10 @@ class RegistryBridges:
         registry: Any = self
         bridges = []
         for tool in self._selected(tags, match):
-            name = tool.name
-
-            def run(arguments: Any, ctx: Any, name: str = name) -> Any:
-                return registry.execute_sync(name, arguments, context=ctx)
-
-            def arun(arguments: Any, ctx: Any, name: str = name) -> Any:
-                return registry.execute(name, arguments, context=ctx)
-
-            bridges.append(Bridge(name, tool.description, tool.parameters, run, arun, context))
+            # (partials: no Python frame of ours between a framework and the registry)
+            run = functools.partial(registry.execute_sync, tool.name)
+            arun = functools.partial(registry.execute, tool.name)
+            bridges.append(Bridge(tool.name, tool.description, tool.parameters, run, arun, context))
         return bridges
 
     def to_langchain(

@@ -2,7 +2,7 @@
 foreign tool's description, and a result's parts.
 
 A bridge sees a tool as plain data and two runners (``run`` and ``arun``: arguments
-and a context in, a `ToolResult` out): a registry hands its ``execute`` faces (so its
+and ``context=`` in, a `ToolResult` out): a registry hands its ``execute`` faces (so its
 middleware runs), a `Tool` its own ``run`` faces. No framework is imported here.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from tooldeck._media import is_media, media_parts
+from tooldeck._media import MEDIA_TYPES, is_media, media_parts
 from tooldeck._result import ToolResult
 
 __all__ = [
@@ -31,8 +31,11 @@ __all__ = [
 # What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
 # context returning one.
 GivenContext = Mapping[str, Any] | Callable[[Any], Any] | None
-Run = Callable[[Any, Any], ToolResult]
-ARun = Callable[[Any, Any], Awaitable[ToolResult]]
+# A runner: ``run(arguments, context=...)`` → the call's `ToolResult` (``arguments`` a
+# mapping or JSON text): a tool's ``run_sync`` / ``run``, or a registry's
+# ``execute_sync`` / ``execute`` with the tool's name bound.
+Run = Callable[..., ToolResult]
+ARun = Callable[..., Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,8 @@ def context_for(given: GivenContext, run_context: Any, *fallbacks: Any) -> Any:
     framework's run context), else the first of ``fallbacks`` that is a mapping."""
     if given is not None:
         return given(run_context) if callable(given) else given
-    for candidate in fallbacks:
-        if isinstance(candidate, Mapping):
+    for candidate in fallbacks:  # (a dict, the usual context, without the ABC's check)
+        if candidate is not None and (type(candidate) is dict or isinstance(candidate, Mapping)):
             return candidate
     return None
 
@@ -83,6 +86,9 @@ def context_for(given: GivenContext, run_context: Any, *fallbacks: Any) -> Any:
 def parts_of(result: ToolResult) -> list[Any] | None:
     """A successful result's parts when it holds media (``str`` and media values, JSON
     values as their text), else ``None``: the model reads ``str(result)``."""
+    kind = type(result.data)  # (most results hold no media: one type check)
+    if kind is not list and kind is not tuple and kind not in MEDIA_TYPES:
+        return None
     if not result.success:
         return None
     parts = media_parts(result.data)

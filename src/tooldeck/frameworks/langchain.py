@@ -42,11 +42,11 @@ def to_tool(bridge: Bridge) -> Any:
 
     def func(**kwargs: Any) -> Any:
         ctx = context(kwargs)
-        return _answer(bridge.run(kwargs, ctx), tools.ToolException)
+        return _answer(bridge.run(kwargs, context=ctx), tools.ToolException)
 
     async def coroutine(**kwargs: Any) -> Any:
         ctx = context(kwargs)
-        return _answer(await bridge.arun(kwargs, ctx), tools.ToolException)
+        return _answer(await bridge.arun(kwargs, context=ctx), tools.ToolException)
 
     annotations = {_CONFIG: config_type, "return": Any}
     if runtime_type is not None:

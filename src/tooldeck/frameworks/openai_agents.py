@@ -28,7 +28,7 @@ def to_tool(bridge: Bridge) -> Any:
     async def invoke(ctx: Any, arguments: str) -> Any:
         run_context = getattr(ctx, "context", None)
         context = context_for(bridge.context, ctx, run_context)
-        return _answer(await bridge.arun(arguments or "{}", context), agents)
+        return _answer(await bridge.arun(arguments or "{}", context=context), agents)
 
     return agents.FunctionTool(
         name=bridge.name,

@@ -16,6 +16,7 @@ from ._shared import Bridge, Foreign, context_for, parts_of, require
 __all__ = ["describe", "to_tool", "to_toolset"]
 
 EXTRA = "pydantic-ai"
+_PLAIN = frozenset({str, int, float, bool, dict, type(None)})  # values that hold no media
 
 
 def to_tool(bridge: Bridge) -> Any:
@@ -25,9 +26,15 @@ def to_tool(bridge: Bridge) -> Any:
     end the run."""
     pydantic_ai = require("pydantic_ai", EXTRA)
 
-    async def call(ctx: Any, **arguments: Any) -> Any:
-        context = context_for(bridge.context, ctx, getattr(ctx, "deps", None))
-        return _answer(await bridge.arun(arguments, context), pydantic_ai)
+    arun, given = bridge.arun, bridge.context
+
+    async def call(ctx: Any, /, **arguments: Any) -> Any:  # (an argument may be named ctx)
+        deps = ctx.deps  # (the usual case, a dict of deps, without a call)
+        context = deps if given is None and type(deps) is dict else context_for(given, ctx, deps)
+        result = await arun(arguments, context=context)
+        if result.success and type(result.data) in _PLAIN:
+            return result.data
+        return _answer(result, pydantic_ai)
 
     return pydantic_ai.Tool.from_schema(
         call,
@@ -45,9 +52,13 @@ def to_toolset(bridges: list[Bridge]) -> Any:
 
 
 def _answer(result: ToolResult, pydantic_ai: Any) -> Any:
+    """The value itself (Pydantic AI serialises a tool's return value for its model, as
+    for its own tools), media as its content, a failure as the ``Error: ...`` text."""
+    if not result.success:
+        return str(result)
     parts = parts_of(result)
     if parts is None:
-        return str(result)
+        return result.data
     return [_content(part, pydantic_ai) for part in parts]
 
 
