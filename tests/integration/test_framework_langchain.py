@@ -121,6 +121,24 @@ def test_middleware_runs_and_media_become_content_blocks() -> None:
     assert names == ["chart", "chart"]
 
 
+def test_arguments_named_as_langchains_own_parameters_reach_the_tool() -> None:
+    # LangChain fills a tool's `config` and `run_manager` parameters itself: a tooldeck
+    # tool's arguments of those names (and `callbacks`) must still reach it
+    registry = ToolRegistry()
+
+    @registry.tool
+    def f(config: str, run_manager: int = 1, callbacks: str = "c") -> str:
+        return f"{config} {run_manager} {callbacks}"
+
+    [bridged] = registry.to_langchain()
+    args = {"config": "x", "run_manager": 5, "callbacks": "cb"}
+    assert bridged.invoke(args) == "x 5 cb"
+    assert asyncio.run(bridged.ainvoke(args)) == "x 5 cb"
+    # our own parameter names are no way in for a model
+    sneaky = bridged.invoke({"config": "x", "tooldeck_runtime__": {"user": "evil"}})
+    assert sneaky.endswith("tooldeck_runtime__: unexpected argument")
+
+
 # -- the other way ---------------------------------------------------------------------------
 
 

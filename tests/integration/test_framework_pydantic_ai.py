@@ -112,6 +112,23 @@ def test_context_from_a_callable_middleware_and_media() -> None:
     assert one.to_pydantic_ai(context={"user": "z"}).name == "paint"
 
 
+def test_an_argument_named_ctx_reaches_the_tool() -> None:
+    from pydantic_ai import Agent
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def where(ctx: str) -> str:
+        return f"in {ctx}"
+
+    seen: list[Any] = []
+    agent = Agent(
+        _model([("where", {"ctx": "Taipei"})], seen), toolsets=[registry.to_pydantic_ai()]
+    )
+    agent.run_sync("x")
+    assert _returns(seen[1][1]) == {"c0": "in Taipei"}
+
+
 # -- the other way ---------------------------------------------------------------------------
 
 

@@ -36,6 +36,9 @@ def to_tool(bridge: Bridge) -> Any:
     def context(kwargs: dict[str, Any]) -> Any:
         config = kwargs.pop(_CONFIG, None)
         runtime = kwargs.pop(_RUNTIME, None)
+        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
+            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
+            runtime = None
         given = runtime if runtime is not None else config
         configurable = config.get("configurable") if isinstance(config, Mapping) else None
         return context_for(bridge.context, given, getattr(runtime, "context", None), configurable)
@@ -54,7 +57,7 @@ def to_tool(bridge: Bridge) -> Any:
     for function in (func, coroutine):
         function.__annotations__ = annotations
         function.__signature__ = _signature(annotations)  # type: ignore[union-attr]
-    return tools.StructuredTool(
+    return _tool_class(tools.StructuredTool, config_type)(
         name=bridge.name,
         description=bridge.description,
         args_schema=bridge.parameters,
@@ -64,11 +67,37 @@ def to_tool(bridge: Bridge) -> Any:
     )
 
 
-def _signature(annotations: dict[str, Any]) -> Any:
+_TOOL_CLASS: list[Any] = []
+
+
+def _tool_class(structured_tool: Any, config_type: Any) -> Any:
+    """A ``StructuredTool`` that hands the ``RunnableConfig`` to our parameter, not one
+    named ``config``, and takes no ``run_manager``: LangChain fills its ``_run``'s own
+    parameters of those names over the model's arguments, so a tool's ``config`` or
+    ``run_manager`` argument would be lost."""
+    if _TOOL_CLASS:
+        return _TOOL_CLASS[0]
+
+    class TooldeckTool(structured_tool):  # type: ignore[misc]
+        def _run(self, *args: Any, **kwargs: Any) -> Any:
+            return self.func(*args, **kwargs)
+
+        async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+            return await self.coroutine(*args, **kwargs)
+
+    for method in (TooldeckTool._run, TooldeckTool._arun):
+        method.__annotations__ = {_CONFIG: config_type, "return": Any}
+        method.__signature__ = _signature(method.__annotations__, "self")  # type: ignore[union-attr]
+    _TOOL_CLASS.append(TooldeckTool)
+    return TooldeckTool
+
+
+def _signature(annotations: dict[str, Any], *first: str) -> Any:
     import inspect
 
     kind = inspect.Parameter.KEYWORD_ONLY
-    params = [
+    params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in first]
+    params += [
         inspect.Parameter(name, kind, default=None, annotation=annotation)
         for name, annotation in annotations.items()
         if name != "return"
