@@ -71,3 +71,22 @@ INVALID_LINES = ["box.w", "color", "user"]
 
 def painted(user: str) -> str:
     return f"{user} painted 3x1 red x2"
+
+
+def gated_registry() -> ToolRegistry:
+    """``delete`` always needs approval; ``spend`` when over 100 (a policy on the
+    validated arguments and the context)."""
+    registry = ToolRegistry()
+
+    @registry.tool(requires_approval=True)
+    def delete(name: str) -> str:
+        return f"deleted {name}"
+
+    def over(arguments: dict[str, Any], context: Any) -> bool:
+        return bool(arguments["amount"] > context.get("limit", 100))
+
+    @registry.tool(requires_approval=over)
+    def spend(amount: int) -> str:
+        return f"spent {amount}"
+
+    return registry

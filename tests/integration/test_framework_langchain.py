@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from framework_tools import INVALID, INVALID_LINES, PNG, make_registry, painted
+from framework_tools import INVALID, INVALID_LINES, PNG, gated_registry, make_registry, painted
 
 from tooldeck import Tool, ToolRegistry, ToolResult
 
@@ -137,6 +137,41 @@ def test_arguments_named_as_langchains_own_parameters_reach_the_tool() -> None:
     # our own parameter names are no way in for a model
     sneaky = bridged.invoke({"config": "x", "tooldeck_runtime__": {"user": "evil"}})
     assert sneaky.endswith("tooldeck_runtime__: unexpected argument")
+
+
+def test_a_call_that_needs_approval_pauses_the_graph_and_runs_once_approved() -> None:
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode
+    from langgraph.types import Command
+
+    registry = gated_registry()
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", ToolNode(registry.to_langchain()))
+    graph.add_edge(START, "tools")
+    app = graph.compile(checkpointer=InMemorySaver())
+    calls = [
+        {"name": "delete", "args": {"name": "main"}, "id": "d"},
+        {"name": "spend", "args": {"amount": 5}, "id": "s"},  # under the policy's limit
+    ]
+    ask = {"messages": [AIMessage(content="", tool_calls=calls)]}
+    config = {"configurable": {"thread_id": "1"}}
+    paused = app.invoke(ask, config=config)
+    [interrupt] = paused["__interrupt__"]  # the graph waits for a person
+    assert interrupt.value == {"tool": "delete", "arguments": {"name": "main"}}
+    done = app.invoke(Command(resume=True), config=config)
+    assert sorted(m.content for m in done["messages"][1:]) == ["deleted main", "spent 5"]
+
+    config = {"configurable": {"thread_id": "2"}}
+    app.invoke(ask, config=config)
+    declined = app.invoke(Command(resume="not on main"), config=config)
+    assert declined["messages"][1].content == "Error: not on main"
+    # where nobody can be asked (no graph run), the call does not run
+    [delete, spend] = registry.to_langchain()
+    assert delete.invoke({"name": "main"}) == "Error: Tool 'delete' needs approval"
+    assert spend.invoke({"amount": 500}) == "Error: Tool 'spend' needs approval"
+    assert spend.invoke({"amount": 500}, config={"configurable": {"limit": 1000}}) == "spent 500"
 
 
 # -- the other way ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from framework_tools import INVALID, INVALID_LINES, make_registry, painted
+from framework_tools import INVALID, INVALID_LINES, gated_registry, make_registry, painted
 
 from tooldeck import Tool, ToolRegistry, ToolResult
 
@@ -142,6 +142,23 @@ def test_context_from_a_callable_and_middleware_and_media() -> None:
     one = registry.get("paint")
     assert isinstance(one, Tool)
     assert one.to_openai_agents().params_json_schema == one.parameters
+
+
+def test_a_call_that_needs_approval_waits_for_the_sdks_approval() -> None:
+    from agents import Agent, RunConfig, Runner
+
+    registry = gated_registry()
+    seen: list[Any] = []
+    turn = [("delete", {"name": "main"}), ("spend", {"amount": 5})]
+    agent = Agent(name="a", tools=registry.to_openai_agents(), model=_model([turn], seen))
+    quiet = RunConfig(tracing_disabled=True)
+    paused = Runner.run_sync(agent, "x", context={"limit": 100}, run_config=quiet)
+    assert [i.name for i in paused.interruptions] == ["delete"]  # spend 5: under the limit
+    state = paused.to_state()
+    state.approve(paused.interruptions[0])
+    done = Runner.run_sync(agent, state, run_config=quiet)
+    assert done.final_output == "done"
+    assert _outputs(seen[-1][1]) == {"c0": "deleted main", "c1": "spent 5"}
 
 
 # -- the other way ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from framework_tools import INVALID, INVALID_LINES, PNG, make_registry, painted
+from framework_tools import INVALID, INVALID_LINES, PNG, gated_registry, make_registry, painted
 
 from tooldeck import Tool, ToolRegistry, ToolResult
 
@@ -127,6 +127,30 @@ def test_an_argument_named_ctx_reaches_the_tool() -> None:
     )
     agent.run_sync("x")
     assert _returns(seen[1][1]) == {"c0": "in Taipei"}
+
+
+def test_a_call_that_needs_approval_is_deferred_until_approved() -> None:
+    from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
+
+    registry = gated_registry()
+    seen: list[Any] = []
+    turn = [("delete", {"name": "main"}), ("spend", {"amount": 500})]
+    agent = Agent(
+        _model(turn, seen),
+        toolsets=[registry.to_pydantic_ai()],
+        output_type=[str, DeferredToolRequests],
+    )
+    paused = agent.run_sync("x", deps={"limit": 100})
+    assert isinstance(paused.output, DeferredToolRequests)
+    assert sorted(c.tool_name for c in paused.output.approvals) == ["delete", "spend"]
+    decisions = DeferredToolResults(approvals={"c0": True, "c1": False})
+    done = agent.run_sync(
+        message_history=paused.all_messages(), deferred_tool_results=decisions, deps={}
+    )
+    assert done.output == "done"
+    returns = _returns(seen[-1][1])
+    assert returns["c0"] == "deleted main"
+    assert "spent" not in str(returns.get("c1"))  # declined: the tool never ran
 
 
 # -- the other way ---------------------------------------------------------------------------

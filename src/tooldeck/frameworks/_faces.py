@@ -7,12 +7,44 @@ A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
-from ._shared import Bridge, GivenContext
+from ._shared import Bridge, GivenContext, NeedsApproval
 
-__all__ = ["RegistryBridges", "ToolBridges"]
+__all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
+
+_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
+
+
+def approval_of(tool: Any) -> NeedsApproval | None:
+    """Whether a call of ``tool`` needs approval, as its turns decide it (``None``: the
+    tool never does): ``requires_approval=True`` always; a policy is asked with the
+    validated arguments and the context, read-only. Invalid arguments need none (the
+    call fails on them, nothing runs); a policy that raises or answers no ``bool`` needs
+    approval: a call never runs on a policy's mistake."""
+    policy = tool._approval
+    if policy is None:
+        return None
+    if policy is True:
+        return lambda arguments, context: True
+
+    def needs(arguments: Any, context: Any) -> bool:
+        try:
+            validated = tool._validate(arguments)
+        except Exception:
+            return False
+        if context is None:
+            context = _NO_CONTEXT
+        elif isinstance(context, dict):
+            context = MappingProxyType(context)
+        try:
+            return policy(validated, context) is not False
+        except Exception:
+            return True
+
+    return needs
 
 
 class ToolBridges:
@@ -23,7 +55,13 @@ class ToolBridges:
     def _bridge(self, context: GivenContext) -> Bridge:
         tool: Any = self
         return Bridge(
-            tool.name, tool.description, tool.parameters, tool.run_sync, tool.run, context
+            tool.name,
+            tool.description,
+            tool.parameters,
+            tool.run_sync,
+            tool.run,
+            context,
+            approval_of(tool),
         )
 
     def to_langchain(self, *, context: GivenContext = None) -> Any:
@@ -67,7 +105,17 @@ class RegistryBridges:
             # (partials: no Python frame of ours between a framework and the registry)
             run = functools.partial(registry.execute_sync, tool.name)
             arun = functools.partial(registry.execute, tool.name)
-            bridges.append(Bridge(tool.name, tool.description, tool.parameters, run, arun, context))
+            bridges.append(
+                Bridge(
+                    tool.name,
+                    tool.description,
+                    tool.parameters,
+                    run,
+                    arun,
+                    context,
+                    approval_of(tool),
+                )
+            )
         return bridges
 
     def to_langchain(

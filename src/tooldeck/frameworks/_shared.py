@@ -15,17 +15,20 @@ from types import ModuleType
 from typing import Any
 
 from tooldeck._media import MEDIA_TYPES, is_media, media_parts
-from tooldeck._result import ToolResult
+from tooldeck._result import ToolResult, clip
 
 __all__ = [
     "ARun",
     "Bridge",
     "Foreign",
     "GivenContext",
+    "NeedsApproval",
     "Run",
     "context_for",
+    "declined",
     "parts_of",
     "require",
+    "unapproved",
 ]
 
 # What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
@@ -38,9 +41,14 @@ Run = Callable[..., ToolResult]
 ARun = Callable[..., Awaitable[ToolResult]]
 
 
+# Whether one call needs a person's approval first: ``(arguments, context) -> bool``.
+NeedsApproval = Callable[[Any, Any], bool]
+
+
 @dataclass(frozen=True)
 class Bridge:
-    """One tool as a bridge sees it: its declaration and its two runners."""
+    """One tool as a bridge sees it: its declaration, its two runners, and whether a
+    call needs approval (``None``: never), which the framework's own mechanism asks."""
 
     name: str
     description: str
@@ -48,6 +56,17 @@ class Bridge:
     run: Run
     arun: ARun
     context: GivenContext = None
+    needs_approval: NeedsApproval | None = None
+
+
+# What a model reads when nobody can approve a call, or a person declined it (the words
+# of tooldeck's own turns: `tooldeck.approval`).
+def unapproved(name: str) -> str:
+    return f"Error: Tool '{clip(name)}' needs approval"
+
+
+def declined(name: str) -> str:
+    return f"Error: The user declined to run tool '{clip(name)}'"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,15 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, parts_of, require
+from ._shared import (
+    Bridge,
+    Foreign,
+    context_for,
+    declined,
+    parts_of,
+    require,
+    unapproved,
+)
 
 __all__ = ["describe", "to_tool"]
 
@@ -32,6 +40,7 @@ def to_tool(bridge: Bridge) -> Any:
     tools = require("langchain_core.tools", EXTRA)
     config_type = require("langchain_core.runnables", EXTRA).RunnableConfig
     runtime_type = _tool_runtime()
+    needs = bridge.needs_approval
 
     def context(kwargs: dict[str, Any]) -> Any:
         config = kwargs.pop(_CONFIG, None)
@@ -45,10 +54,14 @@ def to_tool(bridge: Bridge) -> Any:
 
     def func(**kwargs: Any) -> Any:
         ctx = context(kwargs)
+        if needs is not None and needs(kwargs, ctx):
+            _approve(bridge.name, kwargs, tools.ToolException)
         return _answer(bridge.run(kwargs, context=ctx), tools.ToolException)
 
     async def coroutine(**kwargs: Any) -> Any:
         ctx = context(kwargs)
+        if needs is not None and needs(kwargs, ctx):
+            _approve(bridge.name, kwargs, tools.ToolException)
         return _answer(await bridge.arun(kwargs, context=ctx), tools.ToolException)
 
     annotations = {_CONFIG: config_type, "return": Any}
@@ -113,6 +126,27 @@ def _tool_runtime() -> Any:
         return importlib.import_module("langgraph.prebuilt").ToolRuntime
     except (ImportError, AttributeError):
         return None
+
+
+def _approve(name: str, arguments: Any, refuse: type[Exception]) -> None:
+    """Ask for approval where a call needs it, through LangGraph's ``interrupt``: the
+    graph pauses with ``{"tool", "arguments"}`` and resumes with the decision
+    (``Command(resume=True)`` runs the call, ``False`` or a message declines it). Where
+    nobody can be asked (no LangGraph, no graph run), the call does not run."""
+    try:
+        interrupt = importlib.import_module("langgraph.types").interrupt
+        pause = importlib.import_module("langgraph.errors").GraphBubbleUp
+    except ImportError:
+        raise refuse(unapproved(name)) from None
+    try:
+        decision = interrupt({"tool": name, "arguments": dict(arguments)})
+    except Exception as exc:
+        if isinstance(exc, pause):  # the graph pausing: LangGraph's own, let it through
+            raise
+        raise refuse(unapproved(name)) from None  # outside a graph's run
+    if decision is True:
+        return
+    raise refuse(f"Error: {decision}" if isinstance(decision, str) else declined(name))
 
 
 def _answer(result: ToolResult, tool_exception: type[Exception]) -> Any:

@@ -36,7 +36,22 @@ def to_tool(bridge: Bridge) -> Any:
         params_json_schema=bridge.parameters,
         on_invoke_tool=invoke,
         strict_json_schema=False,
+        needs_approval=_approval(bridge),
     )
+
+
+def _approval(bridge: Bridge) -> Any:
+    """The SDK's own ``needs_approval`` (the run pauses for a person) for a tool that
+    needs approval: ``False`` for one that never does."""
+    needs = bridge.needs_approval
+    if needs is None:
+        return False
+
+    async def needs_approval(run_context: Any, arguments: Any, call_id: str) -> bool:
+        context = context_for(bridge.context, run_context, getattr(run_context, "context", None))
+        return needs(arguments, context)
+
+    return needs_approval
 
 
 def _answer(result: ToolResult, agents: Any) -> Any:

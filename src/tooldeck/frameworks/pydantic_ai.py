@@ -26,11 +26,14 @@ def to_tool(bridge: Bridge) -> Any:
     end the run."""
     pydantic_ai = require("pydantic_ai", EXTRA)
 
-    arun, given = bridge.arun, bridge.context
+    arun, given, needs = bridge.arun, bridge.context, bridge.needs_approval
+    approval_required = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
 
     async def call(ctx: Any, /, **arguments: Any) -> Any:  # (an argument may be named ctx)
         deps = ctx.deps  # (the usual case, a dict of deps, without a call)
         context = deps if given is None and type(deps) is dict else context_for(given, ctx, deps)
+        if needs is not None and not ctx.tool_call_approved and needs(arguments, context):
+            raise approval_required()  # Pydantic AI's own: the run defers the call
         result = await arun(arguments, context=context)
         if result.success and type(result.data) in _PLAIN:
             return result.data
