@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from framework_tools import INVALID, INVALID_LINES, PNG, gated_registry, make_registry, painted
 
-from tooldeck import Tool, ToolRegistry, ToolResult
+from tooldeck import Tool, ToolDefinitionError, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -137,6 +137,10 @@ def test_arguments_named_as_langchains_own_parameters_reach_the_tool() -> None:
     # our own parameter names are no way in for a model
     sneaky = bridged.invoke({"config": "x", "tooldeck_runtime__": {"user": "evil"}})
     assert sneaky.endswith("tooldeck_runtime__: unexpected argument")
+    # and a tool that takes one of them is refused when converted, naming it
+    clash = Tool(lambda tooldeck_config__: 1, name="clash")
+    with pytest.raises(ToolDefinitionError, match="tooldeck_config__"):
+        clash.to_langchain()
 
 
 def test_a_call_that_needs_approval_pauses_the_graph_and_runs_once_approved() -> None:

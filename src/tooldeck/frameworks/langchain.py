@@ -12,6 +12,7 @@ from typing import Any
 
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
+from tooldeck.errors import ToolDefinitionError
 
 from ._shared import (
     Bridge,
@@ -28,8 +29,7 @@ __all__ = ["describe", "to_tool"]
 EXTRA = "langchain"
 # The parameters our function takes beside the model's arguments: LangChain hands the
 # RunnableConfig to a parameter annotated with it, LangGraph's ToolNode a ToolRuntime to
-# one annotated with that. Names no tool argument could be (tool names are checked,
-# parameter names end with no "__"), so a model's argument is never taken for them.
+# one annotated with that. A tool taking an argument of either name is refused (`to_tool`).
 _CONFIG = "tooldeck_config__"
 _RUNTIME = "tooldeck_runtime__"
 
@@ -37,6 +37,13 @@ _RUNTIME = "tooldeck_runtime__"
 def to_tool(bridge: Bridge) -> Any:
     """A LangChain ``StructuredTool`` running ``bridge`` (tooldeck's schema as its own;
     a failure is a ``ToolMessage`` with ``status="error"`` and tooldeck's text)."""
+    taken = sorted({_CONFIG, _RUNTIME} & set(bridge.parameters.get("properties", ())))
+    if taken:
+        raise ToolDefinitionError(
+            "the LangChain bridge passes LangChain's own values under this name; rename it",
+            tool=bridge.name,
+            param=taken[0],
+        )
     tools = require("langchain_core.tools", EXTRA)
     config_type = require("langchain_core.runnables", EXTRA).RunnableConfig
     runtime_type = _tool_runtime()
