@@ -157,7 +157,7 @@ def test_a_call_that_needs_approval_is_deferred_until_approved() -> None:
 
 
 def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> None:
-    from pydantic_ai import ModelRetry
+    from pydantic_ai import ModelRetry, RunContext
     from pydantic_ai import Tool as PydanticTool
 
     def double(x: int) -> int:
@@ -186,6 +186,17 @@ def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> 
     refused = registry.execute_sync("double", {"x": "abc"})
     assert not refused.success and "valid integer" in (refused.error or "")
     assert registry.call_tool("double", {"x": -1}) == "Error: x must be 0 or more"
+
+    def whoami(ctx: Any, x: int) -> str:
+        """Say who calls."""
+        return f"{ctx.deps} {ctx.tool_name} {x}"
+
+    # (the annotation as an object: this module's annotations are strings, read in its
+    # globals, where Pydantic AI is not imported)
+    whoami.__annotations__["ctx"] = RunContext[None]
+
+    registry.register(PydanticTool(whoami))  # a RunContext of its own, outside a run
+    assert registry.call_tool("whoami", {"x": 2}) == "None whoami 2"
 
     async def over_mcp() -> Any:
         from fastmcp import Client
