@@ -63,8 +63,12 @@ def test_errors_subclass_the_builtins() -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, tooldeck\n"
+        # registering, calling and exporting a function imports no framework either
+        "r = tooldeck.ToolRegistry()\n"
+        "r.register(lambda x: x, name='f'); r.call_tool('f', {'x': 1}); r.export('mcp')\n"
         "heavy = [m for m in ('fastmcp', 'mcp', 'tooldeck.cli', 'tooldeck.mcp', 'httpx', "
-        "'tooldeck.tools', 'opentelemetry') if m in sys.modules]\n"
+        "'tooldeck.tools', 'opentelemetry', 'langchain_core', 'langgraph', 'agents', "
+        "'pydantic_ai') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

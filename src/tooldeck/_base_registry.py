@@ -16,12 +16,13 @@ from typing_extensions import ParamSpec
 from ._agently import agently_info
 from ._catalog import Catalog, Match, Tags
 from ._schema import build_spec
-from ._schema_tools import from_base_tool
+from ._schema_tools import foreign_tool, from_base_tool
 from ._shifting import asyncify, syncify
 from ._spec import EMPTY
 from ._tool import Approval, BaseTool, Strict, Tool, check_strict, normalise_tags
 from ._turns import Turns
 from .errors import ToolDefinitionError
+from .frameworks import RegistryBridges, foreign
 from .middleware._chain import Chain, Middleware
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
@@ -33,7 +34,7 @@ MW = TypeVar("MW", bound=Callable[..., Any])
 EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "agently")
 
 
-class BaseRegistry(Turns):
+class BaseRegistry(RegistryBridges, Turns):
     """A set of tools: register, query by tag, call by name, export."""
 
     def __init__(self, *, middleware: Iterable[Middleware] | None = None) -> None:
@@ -140,7 +141,8 @@ class BaseRegistry(Turns):
             raise ToolDefinitionError("register() needs a function, a Tool or a BaseTool")
         description = desc if description is None else description
         extra_tags = None if tags is None else normalise_tags(tags)  # fail before storing
-        if isinstance(obj, (Tool, BaseTool)):
+        described = None if isinstance(obj, (Tool, BaseTool)) else foreign(obj)
+        if described is not None or isinstance(obj, (Tool, BaseTool)):
             _refuse_options(
                 obj,
                 name=name,
@@ -153,7 +155,9 @@ class BaseRegistry(Turns):
                 annotations=annotations,
                 requires_approval=requires_approval,
             )
-        if isinstance(obj, Tool):
+        if described is not None:  # a LangChain, OpenAI Agents or Pydantic AI tool
+            new = foreign_tool(described)
+        elif isinstance(obj, Tool):
             new = obj
         elif isinstance(obj, BaseTool):
             new = self._catalog.source_of(obj) or from_base_tool(obj)
@@ -217,6 +221,9 @@ class BaseRegistry(Turns):
     def disable(self, name: str) -> None:
         """Disable a tool: still registered, but unlisted, unexported and uncallable."""
         self._catalog.set_enabled(name, False)
+
+    def _selected(self, tags: Tags, match: Match) -> list[Tool[..., Any]]:
+        return self._catalog.select(tags, match)
 
     # -- looking up ---------------------------------------------------------------------
 

@@ -19,8 +19,9 @@ from ._schema_check import SchemaError, schema_validator
 from ._spec import EMPTY, Param, ToolSpec, check_name
 from ._tool import BaseTool, Tool
 from .errors import ToolDefinitionError
+from .frameworks import Foreign
 
-__all__ = ["from_base_tool", "schema_params", "schema_tool"]
+__all__ = ["foreign_tool", "from_base_tool", "schema_params", "schema_tool"]
 
 
 _JSON_TYPES: dict[str, Any] = {
@@ -44,11 +45,13 @@ def schema_tool(
     tags: str | Iterable[str] | None = None,
     returns_tool_result: bool = False,
     timeout: float | None = None,
+    validate: bool = True,
 ) -> Tool[..., Any]:
     """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
     JSON Schema's own semantics: no coercion, no lenient parsing; extra arguments
-    are passed on where the schema allows them.
+    are passed on where the schema allows them. ``validate=False`` passes any JSON
+    object on as it is (the function's own framework validates it).
     """
     check_name(name)
     schema = copy_json(parameters)
@@ -64,7 +67,7 @@ def schema_tool(
             lines = [f"arguments: expected a JSON object, got {echo(arguments)}"]
         else:
             arguments = dict(arguments)
-            lines = problems(arguments)
+            lines = problems(arguments) if validate else []
         if lines:
             raise CallFailure(problem_lines(header, lines))
         return arguments  # type: ignore[no-any-return]
@@ -114,3 +117,22 @@ def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
     wrapped = schema_tool(name, description, parameters, obj.execute, returns_tool_result=True)
     wrapped._source = obj  # type: ignore[attr-defined]
     return wrapped
+
+
+def foreign_tool(described: Foreign) -> Tool[..., Any]:
+    """A framework's tool (LangChain, OpenAI Agents, Pydantic AI) as a `Tool`: its schema
+    kept for every export, its arguments passed on to its own framework, which validates
+    them (as a proxy leaves validation to its server)."""
+    arun = described.arun
+
+    async def run(**arguments: Any) -> ToolResult:
+        return await arun(arguments)
+
+    return schema_tool(
+        described.name,
+        described.description,
+        described.parameters,
+        run,
+        returns_tool_result=True,
+        validate=False,
+    )

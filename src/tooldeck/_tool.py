@@ -35,6 +35,7 @@ from ._schema import build_spec
 from ._spec import ToolSpec, check_annotations
 from .errors import ToolDefinitionError
 from .exporters import export_tool
+from .frameworks._faces import ToolBridges
 
 __all__ = [
     "Approval",
@@ -109,7 +110,7 @@ def normalise_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-class Tool(CallFaces, BaseTool, Generic[P, R]):
+class Tool(CallFaces, ToolBridges, BaseTool, Generic[P, R]):
     """A function turned into a tool. Calling it calls the function directly.
 
     Build one with `tooldeck.tool` (or ``Tool(func, ...)``). The signature is

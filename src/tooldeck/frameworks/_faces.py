@@ -1,0 +1,147 @@
+"""The ``to_<framework>()`` methods of `Tool` and of a registry.
+
+A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through its
+``execute`` faces, so its middleware runs around every call a framework makes.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ._shared import Bridge, GivenContext, NeedsApproval
+
+__all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
+
+_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
+
+
+def approval_of(tool: Any) -> NeedsApproval | None:
+    """Whether a call of ``tool`` needs approval, as its turns decide it (``None``: the
+    tool never does): ``requires_approval=True`` always; a policy is asked with the
+    validated arguments and the context, read-only. Invalid arguments need none (the
+    call fails on them, nothing runs); a policy that raises or answers no ``bool`` needs
+    approval: a call never runs on a policy's mistake."""
+    policy = tool._approval
+    if policy is None:
+        return None
+    if policy is True:
+        return lambda arguments, context: True
+
+    def needs(arguments: Any, context: Any) -> bool:
+        try:
+            validated = tool._validate(arguments)
+        except Exception:
+            return False
+        if context is None:
+            context = _NO_CONTEXT
+        elif isinstance(context, dict):
+            context = MappingProxyType(context)
+        try:
+            return policy(validated, context) is not False
+        except Exception:
+            return True
+
+    return needs
+
+
+class ToolBridges:
+    """`Tool`'s ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
+
+    __slots__ = ()
+
+    def _bridge(self, context: GivenContext) -> Bridge:
+        tool: Any = self
+        return Bridge(
+            tool.name,
+            tool.description,
+            tool.parameters,
+            tool.run_sync,
+            tool.run,
+            context,
+            approval_of(tool),
+        )
+
+    def to_langchain(self, *, context: GivenContext = None) -> Any:
+        """This tool as a LangChain ``StructuredTool`` (extra ``langchain``; docs/langchain.md).
+
+        ``context`` gives injected parameters their values: a mapping, or a callable of
+        the run's ``ToolRuntime`` (else its ``RunnableConfig``); by default the
+        ``ToolRuntime``'s ``context``, else the config's ``configurable``.
+        """
+        from .langchain import to_tool
+
+        return to_tool(self._bridge(context))
+
+    def to_openai_agents(self, *, context: GivenContext = None) -> Any:
+        """This tool as an OpenAI Agents ``FunctionTool`` (extra ``openai-agents``;
+        docs/openai-agents.md). ``context``: a mapping or a callable of the
+        ``ToolContext``; by default ``RunContextWrapper.context``."""
+        from .openai_agents import to_tool
+
+        return to_tool(self._bridge(context))
+
+    def to_pydantic_ai(self, *, context: GivenContext = None) -> Any:
+        """This tool as a ``pydantic_ai.Tool`` (extra ``pydantic-ai``; docs/pydantic-ai.md).
+        ``context``: a mapping or a callable of the ``RunContext``; by default its
+        ``deps``."""
+        from .pydantic_ai import to_tool
+
+        return to_tool(self._bridge(context))
+
+
+class RegistryBridges:
+    """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
+
+    def _selected(self, tags: Any, match: Any) -> Iterable[Any]:
+        raise NotImplementedError  # the registry's: its enabled tools carrying ``tags``
+
+    def _bridges(self, tags: Any, match: Any, context: GivenContext) -> list[Bridge]:
+        registry: Any = self
+        bridges = []
+        for tool in self._selected(tags, match):
+            # (partials: no Python frame of ours between a framework and the registry)
+            run = functools.partial(registry.execute_sync, tool.name)
+            arun = functools.partial(registry.execute, tool.name)
+            bridges.append(
+                Bridge(
+                    tool.name,
+                    tool.description,
+                    tool.parameters,
+                    run,
+                    arun,
+                    context,
+                    approval_of(tool),
+                )
+            )
+        return bridges
+
+    def to_langchain(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> list[Any]:
+        """The enabled tools (carrying any of ``tags``) as LangChain tools, each running
+        through this registry: its validation, middleware and failure text (extra
+        ``langchain``; docs/langchain.md). ``context`` as for `Tool.to_langchain`."""
+        from .langchain import to_tool
+
+        return [to_tool(b) for b in self._bridges(tags, match, context)]
+
+    def to_openai_agents(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> list[Any]:
+        """The enabled tools as OpenAI Agents ``FunctionTool``s, running through this
+        registry (extra ``openai-agents``; docs/openai-agents.md)."""
+        from .openai_agents import to_tool
+
+        return [to_tool(b) for b in self._bridges(tags, match, context)]
+
+    def to_pydantic_ai(
+        self, tags: Any = None, *, context: GivenContext = None, match: Any = "any"
+    ) -> Any:
+        """The enabled tools as a Pydantic AI ``FunctionToolset``, running through this
+        registry (extra ``pydantic-ai``; docs/pydantic-ai.md)."""
+        from .pydantic_ai import to_toolset
+
+        return to_toolset(self._bridges(tags, match, context))

@@ -1,0 +1,116 @@
+"""What the framework bridges share: importing a framework, a call's context, a
+foreign tool's description, and a result's parts.
+
+A bridge sees a tool as plain data and two runners (``run`` and ``arun``: arguments
+and ``context=`` in, a `ToolResult` out): a registry hands its ``execute`` faces (so its
+middleware runs), a `Tool` its own ``run`` faces. No framework is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from tooldeck._media import MEDIA_TYPES, is_media, media_parts
+from tooldeck._result import ToolResult, clip
+
+__all__ = [
+    "ARun",
+    "Bridge",
+    "Foreign",
+    "GivenContext",
+    "NeedsApproval",
+    "Run",
+    "context_for",
+    "declined",
+    "parts_of",
+    "require",
+    "unapproved",
+]
+
+# What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
+# context returning one.
+GivenContext = Mapping[str, Any] | Callable[[Any], Any] | None
+# A runner: ``run(arguments, context=...)`` → the call's `ToolResult` (``arguments`` a
+# mapping or JSON text): a tool's ``run_sync`` / ``run``, or a registry's
+# ``execute_sync`` / ``execute`` with the tool's name bound.
+Run = Callable[..., ToolResult]
+ARun = Callable[..., Awaitable[ToolResult]]
+
+
+# Whether one call needs a person's approval first: ``(arguments, context) -> bool``.
+NeedsApproval = Callable[[Any, Any], bool]
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """One tool as a bridge sees it: its declaration, its two runners, and whether a
+    call needs approval (``None``: never), which the framework's own mechanism asks."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Run
+    arun: ARun
+    context: GivenContext = None
+    needs_approval: NeedsApproval | None = None
+
+
+# What a model reads when nobody can approve a call, or a person declined it (the words
+# of tooldeck's own turns: `tooldeck.approval`).
+def unapproved(name: str) -> str:
+    return f"Error: Tool '{clip(name)}' needs approval"
+
+
+def declined(name: str) -> str:
+    return f"Error: The user declined to run tool '{clip(name)}'"
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A framework's tool as a registry takes it: its declaration and how it runs
+    (``arun(arguments)`` → `ToolResult`, its framework validating the arguments)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    arun: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import a framework's module, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{module} is not installed: this needs the {extra!r} extra "
+            f'(pip install "tooldeck[{extra}]")'
+        ) from exc
+
+
+def context_for(given: GivenContext, run_context: Any, *fallbacks: Any) -> Any:
+    """The context of one call: ``context=`` when given (a callable receives the
+    framework's run context), else the first of ``fallbacks`` that is a mapping."""
+    if given is not None:
+        return given(run_context) if callable(given) else given
+    for candidate in fallbacks:  # (a dict, the usual context, without the ABC's check)
+        if candidate is not None and (type(candidate) is dict or isinstance(candidate, Mapping)):
+            return candidate
+    return None
+
+
+def parts_of(result: ToolResult) -> list[Any] | None:
+    """A successful result's parts when it holds media (``str`` and media values, JSON
+    values as their text), else ``None``: the model reads ``str(result)``."""
+    kind = type(result.data)  # (most results hold no media: one type check)
+    if kind is not list and kind is not tuple and kind not in MEDIA_TYPES:
+        return None
+    if not result.success:
+        return None
+    parts = media_parts(result.data)
+    if parts is None:
+        return None
+    return [p if isinstance(p, str) or is_media(p) else str(ToolResult.ok(p)) for p in parts]

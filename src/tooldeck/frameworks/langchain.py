@@ -1,0 +1,199 @@
+"""LangChain: tooldeck's tools as LangChain tools, and LangChain tools in a registry.
+
+Extra ``langchain`` (``langchain-core``; LangGraph's ``ToolNode`` / ``create_agent``
+run the tools). Imported only when a bridge is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from tooldeck._media import Media, is_media
+from tooldeck._result import ToolResult, failure_text
+from tooldeck.errors import ToolDefinitionError
+
+from ._shared import (
+    Bridge,
+    Foreign,
+    context_for,
+    declined,
+    parts_of,
+    require,
+    unapproved,
+)
+
+__all__ = ["describe", "to_tool"]
+
+EXTRA = "langchain"
+# The parameters our function takes beside the model's arguments: LangChain hands the
+# RunnableConfig to a parameter annotated with it, LangGraph's ToolNode a ToolRuntime to
+# one annotated with that. A tool taking an argument of either name is refused (`to_tool`).
+_CONFIG = "tooldeck_config__"
+_RUNTIME = "tooldeck_runtime__"
+
+
+def to_tool(bridge: Bridge) -> Any:
+    """A LangChain ``StructuredTool`` running ``bridge`` (tooldeck's schema as its own;
+    a failure is a ``ToolMessage`` with ``status="error"`` and tooldeck's text)."""
+    taken = sorted({_CONFIG, _RUNTIME} & set(bridge.parameters.get("properties", ())))
+    if taken:
+        raise ToolDefinitionError(
+            "the LangChain bridge passes LangChain's own values under this name; rename it",
+            tool=bridge.name,
+            param=taken[0],
+        )
+    tools = require("langchain_core.tools", EXTRA)
+    config_type = require("langchain_core.runnables", EXTRA).RunnableConfig
+    runtime_type = _tool_runtime()
+    needs = bridge.needs_approval
+
+    def context(kwargs: dict[str, Any]) -> Any:
+        config = kwargs.pop(_CONFIG, None)
+        runtime = kwargs.pop(_RUNTIME, None)
+        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
+            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
+            runtime = None
+        given = runtime if runtime is not None else config
+        configurable = config.get("configurable") if isinstance(config, Mapping) else None
+        return context_for(bridge.context, given, getattr(runtime, "context", None), configurable)
+
+    def func(**kwargs: Any) -> Any:
+        ctx = context(kwargs)
+        if needs is not None and needs(kwargs, ctx):
+            _approve(bridge.name, kwargs, tools.ToolException)
+        return _answer(bridge.run(kwargs, context=ctx), tools.ToolException)
+
+    async def coroutine(**kwargs: Any) -> Any:
+        ctx = context(kwargs)
+        if needs is not None and needs(kwargs, ctx):
+            _approve(bridge.name, kwargs, tools.ToolException)
+        return _answer(await bridge.arun(kwargs, context=ctx), tools.ToolException)
+
+    annotations = {_CONFIG: config_type, "return": Any}
+    if runtime_type is not None:
+        annotations[_RUNTIME] = runtime_type
+    for function in (func, coroutine):
+        function.__annotations__ = annotations
+        function.__signature__ = _signature(annotations)  # type: ignore[union-attr]
+    return _tool_class(tools.StructuredTool, config_type)(
+        name=bridge.name,
+        description=bridge.description,
+        args_schema=bridge.parameters,
+        func=func,
+        coroutine=coroutine,
+        handle_tool_error=True,  # our ToolException: the model reads tooldeck's text
+    )
+
+
+_TOOL_CLASS: list[Any] = []
+
+
+def _tool_class(structured_tool: Any, config_type: Any) -> Any:
+    """A ``StructuredTool`` that hands the ``RunnableConfig`` to our parameter, not one
+    named ``config``, and takes no ``run_manager``: LangChain fills its ``_run``'s own
+    parameters of those names over the model's arguments, so a tool's ``config`` or
+    ``run_manager`` argument would be lost."""
+    if _TOOL_CLASS:
+        return _TOOL_CLASS[0]
+
+    class TooldeckTool(structured_tool):  # type: ignore[misc]
+        def _run(self, *args: Any, **kwargs: Any) -> Any:
+            return self.func(*args, **kwargs)
+
+        async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+            return await self.coroutine(*args, **kwargs)
+
+    for method in (TooldeckTool._run, TooldeckTool._arun):
+        method.__annotations__ = {_CONFIG: config_type, "return": Any}
+        method.__signature__ = _signature(method.__annotations__, "self")  # type: ignore[union-attr]
+    _TOOL_CLASS.append(TooldeckTool)
+    return TooldeckTool
+
+
+def _signature(annotations: dict[str, Any], *first: str) -> Any:
+    import inspect
+
+    kind = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in first]
+    params += [
+        inspect.Parameter(name, kind, default=None, annotation=annotation)
+        for name, annotation in annotations.items()
+        if name != "return"
+    ]
+    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+def _tool_runtime() -> Any:
+    """LangGraph's ``ToolRuntime`` when LangGraph is installed (LangChain without it has
+    no runtime to hand)."""
+    try:
+        return importlib.import_module("langgraph.prebuilt").ToolRuntime
+    except (ImportError, AttributeError):
+        return None
+
+
+def _approve(name: str, arguments: Any, refuse: type[Exception]) -> None:
+    """Ask for approval where a call needs it, through LangGraph's ``interrupt``: the
+    graph pauses with ``{"tool", "arguments"}`` and resumes with the decision
+    (``Command(resume=True)`` runs the call, ``False`` or a message declines it). Where
+    nobody can be asked (no LangGraph, no graph run), the call does not run."""
+    try:
+        interrupt = importlib.import_module("langgraph.types").interrupt
+        pause = importlib.import_module("langgraph.errors").GraphBubbleUp
+    except ImportError:
+        raise refuse(unapproved(name)) from None
+    try:
+        decision = interrupt({"tool": name, "arguments": dict(arguments)})
+    except Exception as exc:
+        if isinstance(exc, pause):  # the graph pausing: LangGraph's own, let it through
+            raise
+        raise refuse(unapproved(name)) from None  # outside a graph's run
+    if decision is True:
+        return
+    raise refuse(f"Error: {decision}" if isinstance(decision, str) else declined(name))
+
+
+def _answer(result: ToolResult, tool_exception: type[Exception]) -> Any:
+    """What the tool returns to LangChain: the text, content blocks for media, or (a
+    failure) a ``ToolException`` its ``handle_tool_error`` turns into an error message."""
+    if not result.success:
+        raise tool_exception(str(result))
+    parts = parts_of(result)
+    if parts is None:
+        return str(result)
+    return [_block(part) for part in parts]
+
+
+def _block(part: Any) -> dict[str, Any]:
+    """A part as a LangChain (v1) content block."""
+    if not is_media(part):
+        return {"type": "text", "text": part}
+    media: Media = part
+    kind = "file" if media.kind == "file" else media.kind
+    if media.data is None:
+        return {"type": kind, "url": media.url, "mime_type": media.mime_type}
+    return {"type": kind, "base64": media.base64, "mime_type": media.mime_type}
+
+
+# -- the other way: a LangChain tool in a registry ------------------------------------------
+
+
+def describe(obj: Any) -> Foreign:
+    """A LangChain ``BaseTool`` as a registry takes it: its name, description and the
+    schema its model sees (LangChain's own conversion); run by its own ``ainvoke``,
+    which validates the arguments."""
+    convert = require("langchain_core.utils.function_calling", EXTRA).convert_to_openai_tool
+    parameters = dict(convert(obj)["function"].get("parameters") or {})
+    parameters.setdefault("type", "object")
+    parameters.setdefault("properties", {})
+
+    async def arun(arguments: dict[str, Any]) -> ToolResult:
+        try:  # (a tool that handles its own errors returns their text, as to its model)
+            return ToolResult.ok(await obj.ainvoke(arguments))
+        except Exception as exc:  # the framework's refusal, or the tool's own exception
+            return ToolResult.fail(failure_text(exc), exception=exc)
+
+    return Foreign(obj.name, obj.description or obj.name, parameters, arun)

@@ -1,0 +1,111 @@
+"""The OpenAI Agents SDK: tooldeck's tools as ``FunctionTool``s, and ``FunctionTool``s
+in a registry.
+
+Extra ``openai-agents``. Imported only when a bridge is used.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tooldeck._media import Media, is_media
+from tooldeck._result import ToolResult, failure_text
+
+from ._shared import Bridge, Foreign, context_for, parts_of, require
+
+__all__ = ["describe", "to_tool"]
+
+EXTRA = "openai-agents"
+
+
+def to_tool(bridge: Bridge) -> Any:
+    """A ``FunctionTool`` running ``bridge``: tooldeck's schema as is (not in the SDK's
+    strict mode, which would change what the tool takes), the JSON text the model sent
+    validated by tooldeck, a failure the ``Error: ...`` text the model reads."""
+    agents = require("agents", EXTRA)
+
+    async def invoke(ctx: Any, arguments: str) -> Any:
+        run_context = getattr(ctx, "context", None)
+        context = context_for(bridge.context, ctx, run_context)
+        return _answer(await bridge.arun(arguments or "{}", context=context), agents)
+
+    return agents.FunctionTool(
+        name=bridge.name,
+        description=bridge.description,
+        params_json_schema=bridge.parameters,
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+        needs_approval=_approval(bridge),
+    )
+
+
+def _approval(bridge: Bridge) -> Any:
+    """The SDK's own ``needs_approval`` (the run pauses for a person) for a tool that
+    needs approval: ``False`` for one that never does."""
+    needs = bridge.needs_approval
+    if needs is None:
+        return False
+
+    async def needs_approval(run_context: Any, arguments: Any, call_id: str) -> bool:
+        context = context_for(bridge.context, run_context, getattr(run_context, "context", None))
+        return needs(arguments, context)
+
+    return needs_approval
+
+
+def _answer(result: ToolResult, agents: Any) -> Any:
+    parts = parts_of(result)
+    if parts is None:
+        return str(result)
+    return [_output(part, agents) for part in parts]
+
+
+def _output(part: Any, agents: Any) -> Any:
+    """A part as the SDK's tool output: text, an image, a file; audio, which the SDK's
+    tool outputs cannot carry, as its placeholder text."""
+    if not is_media(part):
+        return agents.ToolOutputText(text=part)
+    media: Media = part
+    if media.kind == "image":
+        url = media.url if media.data is None else media.data_url()
+        return agents.ToolOutputImage(image_url=url)
+    if media.kind == "file":
+        if media.data is None:
+            return agents.ToolOutputFileContent(file_url=media.url, filename=media.name)
+        return agents.ToolOutputFileContent(file_data=media.data_url(), filename=media.name)
+    return agents.ToolOutputText(text=media.placeholder)
+
+
+# -- the other way: a FunctionTool in a registry ----------------------------------------------
+
+
+def describe(obj: Any) -> Foreign:
+    """A ``FunctionTool`` as a registry takes it: its name, description and
+    ``params_json_schema``; run by its own ``on_invoke_tool`` (which validates the
+    arguments)."""
+    agents = require("agents", EXTRA)
+    usage = agents.Usage
+    tool_context = require("agents.tool_context", EXTRA).ToolContext
+    # A @function_tool's invoker turns a failure into a success's text for its model
+    # (its default failure_error_function); read through it, so a refusal stays a failure.
+    # A FunctionTool given its own failure function keeps it.
+    invoke = obj.on_invoke_tool
+    if getattr(obj, "_use_default_failure_error_function", False):
+        invoke = getattr(invoke, "_invoke_tool_impl", invoke)
+
+    async def arun(arguments: dict[str, Any]) -> ToolResult:
+        text = json.dumps(arguments, ensure_ascii=False)
+        ctx = tool_context(
+            context=None,
+            usage=usage(),
+            tool_name=obj.name,
+            tool_call_id="tooldeck",
+            tool_arguments=text,
+        )
+        try:
+            return ToolResult.ok(await invoke(ctx, text))
+        except Exception as exc:  # the SDK's refusal, or the tool's own exception
+            return ToolResult.fail(failure_text(exc), exception=exc)
+
+    return Foreign(obj.name, obj.description or obj.name, dict(obj.params_json_schema), arun)

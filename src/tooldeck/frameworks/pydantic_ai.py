@@ -1,0 +1,102 @@
+"""Pydantic AI: tooldeck's tools as ``pydantic_ai.Tool``s (a registry's as a
+``FunctionToolset``), and Pydantic AI tools in a registry.
+
+Extra ``pydantic-ai`` (``pydantic-ai-slim``). Imported only when a bridge is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooldeck._media import Media, is_media
+from tooldeck._result import ToolResult, failure_text
+
+from ._shared import Bridge, Foreign, context_for, parts_of, require
+
+__all__ = ["describe", "to_tool", "to_toolset"]
+
+EXTRA = "pydantic-ai"
+_PLAIN = frozenset({str, int, float, bool, dict, type(None)})  # values that hold no media
+
+
+def to_tool(bridge: Bridge) -> Any:
+    """A ``pydantic_ai.Tool`` running ``bridge`` with tooldeck's schema (Pydantic AI
+    validates nothing more: ``Tool.from_schema``). A failure is returned as the
+    ``Error: ...`` text the model reads, not a ``ModelRetry``, whose retry budget would
+    end the run."""
+    pydantic_ai = require("pydantic_ai", EXTRA)
+
+    arun, given, needs = bridge.arun, bridge.context, bridge.needs_approval
+    approval_required = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
+
+    async def call(ctx: Any, /, **arguments: Any) -> Any:  # (an argument may be named ctx)
+        deps = ctx.deps  # (the usual case, a dict of deps, without a call)
+        context = deps if given is None and type(deps) is dict else context_for(given, ctx, deps)
+        if needs is not None and not ctx.tool_call_approved and needs(arguments, context):
+            raise approval_required()  # Pydantic AI's own: the run defers the call
+        result = await arun(arguments, context=context)
+        if result.success and type(result.data) in _PLAIN:
+            return result.data
+        return _answer(result, pydantic_ai)
+
+    return pydantic_ai.Tool.from_schema(
+        call,
+        name=bridge.name,
+        description=bridge.description,
+        json_schema=bridge.parameters,
+        takes_ctx=True,
+    )
+
+
+def to_toolset(bridges: list[Bridge]) -> Any:
+    """A ``FunctionToolset`` of the bridges' tools."""
+    toolsets = require("pydantic_ai.toolsets", EXTRA)
+    return toolsets.FunctionToolset([to_tool(b) for b in bridges])
+
+
+def _answer(result: ToolResult, pydantic_ai: Any) -> Any:
+    """The value itself (Pydantic AI serialises a tool's return value for its model, as
+    for its own tools), media as its content, a failure as the ``Error: ...`` text."""
+    if not result.success:
+        return str(result)
+    parts = parts_of(result)
+    if parts is None:
+        return result.data
+    return [_content(part, pydantic_ai) for part in parts]
+
+
+def _content(part: Any, pydantic_ai: Any) -> Any:
+    """A part as Pydantic AI's user content: text, ``BinaryContent``, or the URL kinds."""
+    if not is_media(part):
+        return part
+    media: Media = part
+    if media.data is not None:
+        return pydantic_ai.BinaryContent(data=media.data, media_type=media.mime_type)
+    url_kind = {"image": "ImageUrl", "audio": "AudioUrl"}.get(media.kind, "DocumentUrl")
+    return getattr(pydantic_ai, url_kind)(url=media.url)
+
+
+# -- the other way: a Pydantic AI tool in a registry ------------------------------------------
+
+
+def describe(obj: Any) -> Foreign:
+    """A ``pydantic_ai.Tool`` as a registry takes it: its name, description and JSON
+    schema; its arguments validated by its own validator, then its function called.
+
+    Outside an agent run there is no model: a tool that takes a ``RunContext`` gets one
+    whose ``deps`` is ``None`` and whose ``model`` is ``None``."""
+    pydantic_ai = require("pydantic_ai", EXTRA)
+    usage = require("pydantic_ai.usage", EXTRA).RunUsage
+    schema = obj.function_schema
+
+    async def arun(arguments: dict[str, Any]) -> ToolResult:
+        try:
+            validated = schema.validator.validate_python(arguments)
+            ctx = pydantic_ai.RunContext(
+                deps=None, model=None, usage=usage(), tool_name=obj.name, tool_call_id="tooldeck"
+            )
+            return ToolResult.ok(await schema.call(validated, ctx))
+        except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
+            return ToolResult.fail(failure_text(exc), exception=exc)
+
+    return Foreign(obj.name, obj.description or obj.name, dict(schema.json_schema), arun)
