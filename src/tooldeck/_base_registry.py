@@ -294,6 +294,7 @@ class BaseRegistry(NamedCalls):
         tags: Tags = None,
         strict: Strict = False,
         match: Match = "any",
+        defer: bool | str | Iterable[str] | None = None,
     ) -> list[dict[str, Any]]:
         """The enabled tools in a provider's format, computed once and cached.
 
@@ -307,8 +308,17 @@ class BaseRegistry(NamedCalls):
         to every tool that can take it, exporting the others without it and warning
         (once, when the export is first computed) which ones and why.
 
+        ``defer`` (``True`` for every tool, a tag, or a list of names) keeps those tools
+        out of the model's context until it searches for them: ``anthropic`` and
+        ``openai-responses`` mark them ``"defer_loading": true`` and add the provider's
+        own tool search tool; the other formats leave them out and add a
+        ``search_tools(query)`` function tool (see `tool_search`). Nothing deferred:
+        the plain export.
+
         Raises:
             ValueError: an unknown format, or ``strict`` not a bool or ``"best-effort"``.
+            TypeError: ``defer`` is none of its forms.
+            ToolNotFoundError: ``defer`` names a tool that is not registered.
             ToolDefinitionError: ``strict=True`` and a tool cannot be made strict: it
                 names every such tool and why, and how to export the rest.
         """
@@ -319,7 +329,27 @@ class BaseRegistry(NamedCalls):
         check_strict(strict)
         key = (format, strict, None if tags is None else normalise_tags(tags), match)
         tools = self._catalog.select(tags, match)
+        if defer is not None and defer is not False:
+            return self._export_deferred(key, tools, defer)
         return list(self._catalog.exported(key, lambda: _export_all(tools, format, strict)))
+
+    def _export_deferred(
+        self, key: tuple[Any, ...], tools: list[Tool[..., Any]], defer: Any
+    ) -> list[dict[str, Any]]:
+        from .search._defer import defer_key, deferred_names, export_deferred
+
+        deferring = defer_key(defer)
+        if deferring is None:
+            return list(self._catalog.exported(key, lambda: _export_all(tools, key[0], key[1])))
+        with self._lock:
+            deferred = deferred_names(self._catalog, deferring)
+
+            def build() -> list[Any]:
+                return export_deferred(
+                    tools, deferred, key[0], lambda some: _export_all(some, key[0], key[1])
+                )
+
+            return list(self._catalog.exported((*key, deferring), build))
 
     def get_openai_tools(
         self, tags: Tags = None, *, strict: Strict = False, match: Match = "any"
