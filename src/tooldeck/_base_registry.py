@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import ParamSpec
 
@@ -23,6 +23,9 @@ from ._spec import EMPTY
 from ._tool import BaseTool, Strict, Tool, check_strict, normalise_tags
 from .errors import ToolDefinitionError
 from .middleware._chain import Chain, Middleware
+
+if TYPE_CHECKING:
+    from .search._tool_search import ToolSearch
 
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
 
@@ -284,6 +287,28 @@ class BaseRegistry(NamedCalls):
         from .search import search  # the index is imported on the first search only
 
         return search(self._catalog, query, k, tags, match)
+
+    def tool_search(
+        self, format: str = "openai", /, *, defer: bool | str | Iterable[str] = True, k: int = 5
+    ) -> ToolSearch:
+        """A per-conversation tool search, for the formats without native search.
+
+        ``.tools`` is the export to send now (the tools not deferred, ``search_tools``,
+        and every tool found so far); ``.run_tool_calls(reply)`` (``await
+        .async_run_tool_calls(reply)``) answers ``search_tools`` calls with the ``k``
+        deferred tools found (names and descriptions) and every other call as
+        `run_tool_calls` does; ``.loaded`` lists what has been found.
+
+        Raises:
+            ValueError: an unknown format, ``k`` below 1, or nothing to defer.
+            TypeError: ``defer`` is none of its forms.
+            ToolNotFoundError: ``defer`` names a tool that is not registered.
+        """
+        from .search._tool_search import ToolSearch
+
+        return ToolSearch(
+            self, self._catalog, lambda query, k: self.search(query, k=k), format, defer, k
+        )
 
     # -- exporting ----------------------------------------------------------------------
 
