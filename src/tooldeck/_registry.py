@@ -133,12 +133,15 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         match: Match = "any",
         context: ServedContext = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools (see
         `tooldeck.mcp.as_mcp_server`)."""
         from . import mcp
 
-        return mcp.as_mcp_server(self, name=name, tags=tags, match=match, context=context)
+        return mcp.as_mcp_server(
+            self, name=name, tags=tags, match=match, context=context, defer=defer
+        )
 
     def serve(
         self,
@@ -155,6 +158,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         context: ServedContext = None,
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
         `tooldeck.mcp.serve`)."""
@@ -174,6 +178,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             context=context,
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
+            defer=defer,
         )
 
     def http_app(
@@ -189,6 +194,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         context: ServedContext = None,
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> Starlette:
         """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
         from . import mcp
@@ -205,6 +211,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             context=context,
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
+            defer=defer,
         )
 
     def close(self) -> None:

@@ -35,6 +35,8 @@ Match = Literal["any", "all"]
 # Values for injected parameters: a mapping, or a callable of the request's context.
 ServedContext = Mapping[str, Any] | Callable[[Any], Any] | None
 Token = str | Mapping[str, str] | None
+# Tools served behind search_tools: True (all), a tag, or names (tooldeck.search._defer).
+Defer = bool | str | Iterable[str] | None
 
 
 def as_mcp_server(
@@ -44,6 +46,7 @@ def as_mcp_server(
     tags: Tags = None,
     match: Match = "any",
     context: ServedContext = None,
+    defer: Defer = None,
 ) -> fastmcp.FastMCP[Any]:
     """A ``fastmcp.FastMCP`` serving the registry's enabled tools (a live view).
 
@@ -56,6 +59,10 @@ def as_mcp_server(
     a mapping, or a callable that receives the request's ``fastmcp.Context`` (its
     headers, the authenticated client: `client_id`) and returns the mapping — called
     per request, so a multi-tenant server derives who is calling.
+
+    ``defer`` (``True``, a tag, or a list of names) leaves those tools out of
+    ``tools/list`` and lists a ``search_tools(query)`` tool that finds them; a client
+    calls a found tool by its name.
     """
     require_fastmcp()
     from ._provider import new_server
@@ -64,6 +71,10 @@ def as_mcp_server(
         raise ValueError(f"match must be 'any' or 'all', not {match!r}")
     if context is not None and not (isinstance(context, Mapping) or callable(context)):
         raise TypeError(f"context must be a mapping or a callable, not {context!r}")
+    if defer is not None and defer is not False:
+        from ._search_serving import new_deferring_server
+
+        return new_deferring_server(registry, name, tags, match, context, defer)
     return new_server(registry, name, tags, match, context)
 
 
@@ -80,6 +91,7 @@ def http_app(
     context: ServedContext = None,
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
+    defer: Defer = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -106,6 +118,8 @@ def http_app(
             naming the limit (default: 100). Stateful serving only.
         session_idle_timeout: Seconds after which a session with no request in flight
             is closed (default: 1800). Stateful serving only.
+        defer: Tools to leave out of ``tools/list``, found by ``search_tools`` (see
+            `as_mcp_server`).
 
     Raises:
         ValueError: An empty token, an allowed host that is not a name, a session limit
@@ -115,7 +129,9 @@ def http_app(
     options = _http_options(
         token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout
     )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     return server.http_app(path=path, **options)
 
 
@@ -134,6 +150,7 @@ def serve(
     context: ServedContext = None,
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
+    defer: Defer = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -154,6 +171,8 @@ def serve(
             (default: 100; see `http_app`).
         session_idle_timeout: HTTP only: seconds before an idle session is closed
             (default: 1800).
+        defer: Tools to leave out of ``tools/list``, found by ``search_tools`` (see
+            `as_mcp_server`).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
@@ -170,6 +189,7 @@ def serve(
             tags=tags,
             match=match,
             context=context,
+            defer=defer,
             # A host or port other than the defaults was asked for: HTTP-only too.
             host=None if host == DEFAULT_HOST else host,
             port=None if port == DEFAULT_PORT else port,
@@ -185,7 +205,9 @@ def serve(
     options = _http_options(token, stateless, hosts, max_sessions_per_client, session_idle_timeout)
     if not _checks_tokens(options) and not _is_loopback(host):
         _warn(f"serving MCP on {host} without a token: anyone who can reach it may call")
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     listener = _listen(host, port)
     _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
 
@@ -211,6 +233,7 @@ def _serve_stdio(
     tags: Tags,
     match: Match,
     context: ServedContext,
+    defer: Defer,
     **http_only: Any,
 ) -> None:
     given = [key for key, value in http_only.items() if value is not None and value is not False]
@@ -220,7 +243,9 @@ def _serve_stdio(
             f"{', '.join(given)}: {options}; stdio serves the one client that started the "
             "process (use transport='http')"
         )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     server.run(transport="stdio", show_banner=False)
 
 
