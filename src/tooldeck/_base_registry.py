@@ -39,7 +39,15 @@ EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "a
 class BaseRegistry(NamedCalls):
     """A set of tools: register, query by tag, call by name, export."""
 
-    def __init__(self, *, middleware: Iterable[Middleware] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        middleware: Iterable[Middleware] | None = None,
+        embed: Callable[[list[str]], Any] | None = None,
+    ) -> None:
+        if embed is not None and not callable(embed):
+            raise TypeError("embed= takes a function: fn(list[str]) -> list[list[float]]")
+        self._embed = embed
         self._catalog = Catalog()
         self._tools = self._catalog.tools  # the call path's lookup, one attribute away
         self._lock = self._catalog.lock
@@ -267,7 +275,9 @@ class BaseRegistry(NamedCalls):
         scripts without spaces included. Ties keep registration order; a tool sharing
         no term with ``query`` is never returned. ``tags`` keeps only tools carrying any
         of them (all of them with ``match="all"``). The index is built on the first search
-        and kept current after. Any
+        and kept current after. With ``ToolRegistry(embed=fn)``, the lexical ranking is
+        fused with the tools' similarity to the query by meaning (tools embedded once,
+        lazily), so a tool sharing no word with the query can be found too. Any
         string is a query: an empty, huge or meaningless one gives a list (maybe empty).
 
         Raises:
@@ -286,7 +296,7 @@ class BaseRegistry(NamedCalls):
             return []
         from .search import search  # the index is imported on the first search only
 
-        return search(self._catalog, query, k, tags, match)
+        return search(self._catalog, query, k, tags, match, self._embed)
 
     def tool_search(
         self, format: str = "openai", /, *, defer: bool | str | Iterable[str] = True, k: int = 5

@@ -75,6 +75,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         middleware: Callables ``(call, call_next) -> ToolResult``, sync or async, run
             around every call the registry makes by name, the first outermost
             (docs/middleware.md); more with `add_middleware` or ``@registry.middleware``.
+        embed: A function ``fn(list[str]) -> list[list[float]]`` embedding texts, for
+            `search` by meaning as well as by words (docs/search.md).
     """
 
     @classmethod

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._reply_fields import ToolCall
-from tooldeck._result import ToolResult
+from tooldeck._result import ToolResult, failure_text, outside_text
 from tooldeck._tool_calls import read_tool_calls
 from tooldeck._tool_calls_run import check_max_concurrency, run_calls, run_calls_sync
 from tooldeck.providers import PROVIDERS
@@ -108,7 +108,11 @@ class ToolSearch:
                 f"{SEARCH_TOOLS} takes one argument, 'query', a string: "
                 'for example {"query": "convert currency"}'
             )
-        found = self.find(query)
+        try:
+            found = self.find(query)
+        except Exception as exc:  # the developer's embed=, say: an answer, never a raise
+            why = outside_text(failure_text(exc))
+            return ToolResult.fail(f"{SEARCH_TOOLS} failed: {why}", exception=exc)
         if not found:
             return ToolResult.ok(f"No tool matches {query[:200]!r}; try other words.")
         lines = [f"- {t.name}: {_first_line(t.spec.description)}" for t in found]
