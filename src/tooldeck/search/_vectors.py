@@ -94,7 +94,7 @@ class Vectors:
         for name, (_, vector) in items:
             if len(vector) != len(query) or not eligible(name):
                 continue
-            sim = sum(map(float.__mul__, query, vector))
+            sim = _dot(query, vector)
             if sim > 0.0:
                 sims.append((name, sim))
         return heapq.nlargest(n, sims, key=itemgetter(1))
@@ -103,6 +103,12 @@ class Vectors:
         with self._lock:
             for name in names:
                 self._vectors.pop(name, None)
+
+
+# math.sumprod (Python 3.12+) is about three times faster than the generator.
+_dot: Callable[[list[float], list[float]], float] = getattr(
+    math, "sumprod", lambda a, b: sum(map(float.__mul__, a, b))
+)
 
 
 def fuse(rankings: Sequence[Sequence[str]], order: dict[str, int], k: int) -> list[str]:
