@@ -316,9 +316,10 @@ class BaseRegistry(NamedCalls):
         """
         from .search._tool_search import ToolSearch
 
-        return ToolSearch(
-            self, self._catalog, lambda query, k: self.search(query, k=k), format, defer, k
-        )
+        return ToolSearch(self, self._catalog, self._find_tools, format, defer, k)
+
+    def _find_tools(self, query: str, k: int, tags: str | None) -> list[Tool[..., Any]]:
+        return self.search(query, k=k, tags=tags)
 
     # -- exporting ----------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolSearch"]
 
-Search = Callable[[str, int], "list[Tool[..., Any]]"]
+Search = Callable[[str, int, "str | None"], "list[Tool[..., Any]]"]
 
 
 class ToolSearch:
@@ -93,7 +93,11 @@ class ToolSearch:
         with self._catalog.lock:
             deferred = deferred_names(self._catalog, self._defer)
             extra = len(self._catalog.tools) - len(deferred)
-        found = [t for t in self._search(query, self._k + max(extra, 0)) if t.name in deferred]
+        if self._defer[0] == "tag":  # the index keeps to the tag: no more than k asked
+            found = self._search(query, self._k, self._defer[1])
+        else:  # asked for enough to hold k deferred tools after the others are dropped
+            found = self._search(query, self._k + max(extra, 0), None)
+        found = [t for t in found if t.name in deferred]
         found = found[: self._k]
         with self._lock:
             for tool in found:
