@@ -20,6 +20,9 @@ pool repeated (renamed) to 10,000 tools; building the index (the first search, i
 word cache emptied), each question's search time (p50, p99; targets 1 ms and 5 ms),
 and registering a tool with and without a built index, the next search's catching up
 included (target: at most 2x).
+
+Export tokens (``len(json.dumps(...)) / 4``) of 50, 500 and 2,000 tools from the pool,
+with every tool deferred (``export(fmt, defer=True)``) and without.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ TUNED = ("simple_python", "multiple", "parallel", "parallel_multiple")
 HELD_OUT = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
 KS = (1, 5, 10)
 SCALE = 10_000
+EXPORT_SIZES = (50, 500, 2_000)
+EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 TARGETS = {"R@5": 0.92, "p50 ms": 1.0, "p99 ms": 5.0, "build s": 0.5, "register ratio": 2.0}
 
 
@@ -267,6 +272,31 @@ def _registration(rounds: int, count: int = 300) -> tuple[float, float]:
     return statistics.median(plain), statistics.median(indexed)
 
 
+def export_tokens(
+    entries: list[tuple[str, str, dict[str, Any]]], sizes: tuple[int, ...] = EXPORT_SIZES
+) -> dict[str, float]:
+    """Export tokens (``len(json.dumps(...)) / 4``) of ``size`` tools, every one deferred
+    (``defer=True``) or none. For ``anthropic`` and ``openai-responses`` the request still
+    carries the deferred definitions (marked ``defer_loading``; the provider keeps them
+    out of the model's context until found): both the request and what the model sees
+    are counted. For ``openai`` and ``gemini`` the request is ``search_tools`` alone."""
+    out: dict[str, float] = {}
+    for size in sizes:
+        registry = registry_of(scaled(entries, size))
+        for fmt in EXPORT_FORMATS:
+            plain = registry.export(fmt)
+            deferred = registry.export(fmt, defer=True)
+            seen = [tool for tool in deferred if not tool.get("defer_loading")]
+            out[f"{size} {fmt}"] = _tokens(plain)
+            out[f"{size} {fmt} deferred"] = _tokens(deferred)
+            out[f"{size} {fmt} deferred seen"] = _tokens(seen)
+    return out
+
+
+def _tokens(exported: list[dict[str, Any]]) -> float:
+    return len(json.dumps(exported, ensure_ascii=False)) / 4
+
+
 def _cells(scores: dict[str, float], bold: str) -> str:
     return " | ".join(f"{bold}{value:.3f}{bold}" for value in scores.values())
 
@@ -322,6 +352,20 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         bound = f"<= {goal:g}" if goal is not None else "—"
         print(f"| {key} | {value:.3f} | {bound} |")
     measured.update(figures)
+
+    sizes = tuple(size for size in EXPORT_SIZES if size <= opts.tools)
+    tokens = export_tokens(entries, sizes)
+    print("\nExport tokens (len(json.dumps(export)) / 4), every tool deferred or none")
+    print("| tools | format | not deferred | deferred: request | deferred: model sees |")
+    print("| ---: | --- | ---: | ---: | ---: |")
+    for size in sizes:
+        for fmt in EXPORT_FORMATS:
+            key = f"{size} {fmt}"
+            print(
+                f"| {size:,} | {fmt} | {tokens[key]:,.0f} | {tokens[key + ' deferred']:,.0f} "
+                f"| {tokens[key + ' deferred seen']:,.0f} |"
+            )
+    measured.update({f"tokens {key}": value for key, value in tokens.items()})
     return measured
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import ParamSpec
 
@@ -25,6 +25,9 @@ from .errors import ToolDefinitionError
 from .frameworks import RegistryBridges, foreign
 from .middleware._chain import Chain, Middleware
 
+if TYPE_CHECKING:
+    from .search._tool_search import ToolSearch
+
 __all__ = ["EXPORT_FORMATS", "BaseRegistry", "Match", "Tags"]
 
 P = ParamSpec("P")
@@ -37,7 +40,15 @@ EXPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp", "a
 class BaseRegistry(RegistryBridges, Turns):
     """A set of tools: register, query by tag, call by name, export."""
 
-    def __init__(self, *, middleware: Iterable[Middleware] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        middleware: Iterable[Middleware] | None = None,
+        embed: Callable[[list[str]], Any] | None = None,
+    ) -> None:
+        if embed is not None and not callable(embed):
+            raise TypeError("embed= takes a function: fn(list[str]) -> list[list[float]]")
+        self._embed = embed
         self._catalog = Catalog()
         self._tools = self._catalog.tools  # the call path's lookup, one attribute away
         self._gated = self._catalog.gated  # the names of tools that need approval
@@ -282,7 +293,9 @@ class BaseRegistry(RegistryBridges, Turns):
         scripts without spaces included. Ties keep registration order; a tool sharing
         no term with ``query`` is never returned. ``tags`` keeps only tools carrying any
         of them (all of them with ``match="all"``). The index is built on the first search
-        and kept current after. Any
+        and kept current after. With ``ToolRegistry(embed=fn)``, the lexical ranking is
+        fused with the tools' similarity to the query by meaning (tools embedded once,
+        lazily), so a tool sharing no word with the query can be found too. Any
         string is a query: an empty, huge or meaningless one gives a list (maybe empty).
 
         Raises:
@@ -301,7 +314,30 @@ class BaseRegistry(RegistryBridges, Turns):
             return []
         from .search import search  # the index is imported on the first search only
 
-        return search(self._catalog, query, k, tags, match)
+        return search(self._catalog, query, k, tags, match, self._embed)
+
+    def tool_search(
+        self, format: str = "openai", /, *, defer: bool | str | Iterable[str] = True, k: int = 5
+    ) -> ToolSearch:
+        """A per-conversation tool search, for the formats without native search.
+
+        ``.tools`` is the export to send now (the tools not deferred, ``search_tools``,
+        and every tool found so far); ``.run_tool_calls(reply)`` (``await
+        .async_run_tool_calls(reply)``) answers ``search_tools`` calls with the ``k``
+        deferred tools found (names and descriptions) and every other call as
+        `run_tool_calls` does; ``.loaded`` lists what has been found.
+
+        Raises:
+            ValueError: an unknown format, ``k`` below 1, or nothing to defer.
+            TypeError: ``defer`` is none of its forms.
+            ToolNotFoundError: ``defer`` names a tool that is not registered.
+        """
+        from .search._tool_search import ToolSearch
+
+        return ToolSearch(self, self._catalog, self._find_tools, format, defer, k)
+
+    def _find_tools(self, query: str, k: int, tags: str | None) -> list[Tool[..., Any]]:
+        return self.search(query, k=k, tags=tags)
 
     # -- exporting ----------------------------------------------------------------------
 
@@ -312,6 +348,7 @@ class BaseRegistry(RegistryBridges, Turns):
         tags: Tags = None,
         strict: Strict = False,
         match: Match = "any",
+        defer: bool | str | Iterable[str] | None = None,
     ) -> list[dict[str, Any]]:
         """The enabled tools in a provider's format, computed once and cached.
 
@@ -325,8 +362,17 @@ class BaseRegistry(RegistryBridges, Turns):
         to every tool that can take it, exporting the others without it and warning
         (once, when the export is first computed) which ones and why.
 
+        ``defer`` (``True`` for every tool, a tag, or a list of names) keeps those tools
+        out of the model's context until it searches for them: ``anthropic`` and
+        ``openai-responses`` mark them ``"defer_loading": true`` and add the provider's
+        own tool search tool; the other formats leave them out and add a
+        ``search_tools(query)`` function tool (see `tool_search`). Nothing deferred:
+        the plain export.
+
         Raises:
             ValueError: an unknown format, or ``strict`` not a bool or ``"best-effort"``.
+            TypeError: ``defer`` is none of its forms.
+            ToolNotFoundError: ``defer`` names a tool that is not registered.
             ToolDefinitionError: ``strict=True`` and a tool cannot be made strict: it
                 names every such tool and why, and how to export the rest.
         """
@@ -337,7 +383,27 @@ class BaseRegistry(RegistryBridges, Turns):
         check_strict(strict)
         key = (format, strict, None if tags is None else normalise_tags(tags), match)
         tools = self._catalog.select(tags, match)
+        if defer is not None and defer is not False:
+            return self._export_deferred(key, tools, defer)
         return list(self._catalog.exported(key, lambda: _export_all(tools, format, strict)))
+
+    def _export_deferred(
+        self, key: tuple[Any, ...], tools: list[Tool[..., Any]], defer: Any
+    ) -> list[dict[str, Any]]:
+        from .search._defer import defer_key, deferred_names, export_deferred
+
+        deferring = defer_key(defer)
+        if deferring is None:
+            return list(self._catalog.exported(key, lambda: _export_all(tools, key[0], key[1])))
+        with self._lock:
+            deferred = deferred_names(self._catalog, deferring)
+
+            def build() -> list[Any]:
+                return export_deferred(
+                    tools, deferred, key[0], lambda some: _export_all(some, key[0], key[1])
+                )
+
+            return list(self._catalog.exported((*key, deferring), build))
 
     def get_openai_tools(
         self, tags: Tags = None, *, strict: Strict = False, match: Match = "any"

@@ -76,6 +76,8 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         middleware: Callables ``(call, call_next) -> ToolResult``, sync or async, run
             around every call the registry makes by name, the first outermost
             (docs/middleware.md); more with `add_middleware` or ``@registry.middleware``.
+        embed: A function ``fn(list[str]) -> list[list[float]]`` embedding texts, for
+            `search` by meaning as well as by words (docs/search.md).
     """
 
     @classmethod
@@ -149,12 +151,15 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         tags: Tags = None,
         match: Match = "any",
         context: ServedContext = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> fastmcp.FastMCP:
         """A ``fastmcp.FastMCP`` server serving this registry's enabled tools (see
         `tooldeck.mcp.as_mcp_server`)."""
         from . import mcp
 
-        return mcp.as_mcp_server(self, name=name, tags=tags, match=match, context=context)
+        return mcp.as_mcp_server(
+            self, name=name, tags=tags, match=match, context=context, defer=defer
+        )
 
     def serve(
         self,
@@ -172,6 +177,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
         auth: AuthProvider | None = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> None:
         """Serve the registry over MCP (stdio, or streamable HTTP at ``/mcp``; see
         `tooldeck.mcp.serve`)."""
@@ -192,6 +198,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
             auth=auth,
+            defer=defer,
         )
 
     def http_app(
@@ -208,6 +215,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
         max_sessions_per_client: int | None = None,
         session_idle_timeout: float | None = None,
         auth: AuthProvider | None = None,
+        defer: bool | str | Iterable[str] | None = None,
     ) -> Starlette:
         """The registry's MCP server as an ASGI app (see `tooldeck.mcp.http_app`)."""
         from . import mcp
@@ -225,6 +233,7 @@ class ToolRegistry(BaseRegistry, metaclass=_DefaultRegistryMeta):
             max_sessions_per_client=max_sessions_per_client,
             session_idle_timeout=session_idle_timeout,
             auth=auth,
+            defer=defer,
         )
 
     def close(self) -> None:

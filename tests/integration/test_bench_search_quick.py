@@ -26,6 +26,11 @@ def test_bench_search_quick(capsys: pytest.CaptureFixture[str]) -> None:
     assert measured["held out R@1"] == 1.0
     assert measured["tools"] == 400
     assert measured["p50 ms"] > 0 and measured["build s"] > 0
+    # export tokens: 50 tools (the pool repeated), every one deferred or none
+    assert measured["tokens 50 openai deferred"] < measured["tokens 50 openai"] / 10
+    assert measured["tokens 50 anthropic deferred seen"] < measured["tokens 50 anthropic"] / 10
+    assert measured["tokens 50 anthropic deferred"] > measured["tokens 50 anthropic"]
     out = capsys.readouterr().out
+    assert "| 50 | gemini |" in out
     assert "| parallel_multiple | 1 |" in out
     assert "| live_simple | 1 |" in out

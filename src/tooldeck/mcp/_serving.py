@@ -36,6 +36,8 @@ Match = Literal["any", "all"]
 # Values for injected parameters: a mapping, or a callable of the request's context.
 ServedContext = Mapping[str, Any] | Callable[[Any], Any] | None
 Token = str | Mapping[str, str] | None
+# Tools served behind search_tools: True (all), a tag, or names (tooldeck.search._defer).
+Defer = bool | str | Iterable[str] | None
 
 
 def as_mcp_server(
@@ -45,6 +47,7 @@ def as_mcp_server(
     tags: Tags = None,
     match: Match = "any",
     context: ServedContext = None,
+    defer: Defer = None,
 ) -> fastmcp.FastMCP[Any]:
     """A ``fastmcp.FastMCP`` serving the registry's enabled tools (a live view).
 
@@ -57,6 +60,10 @@ def as_mcp_server(
     a mapping, or a callable that receives the request's ``fastmcp.Context`` (its
     headers, the authenticated client: `client_id`) and returns the mapping — called
     per request, so a multi-tenant server derives who is calling.
+
+    ``defer`` (``True``, a tag, or a list of names) leaves those tools out of
+    ``tools/list`` and lists a ``search_tools(query)`` tool that finds them; a client
+    calls a found tool by its name.
     """
     require_fastmcp()
     from ._provider import new_server
@@ -65,6 +72,10 @@ def as_mcp_server(
         raise ValueError(f"match must be 'any' or 'all', not {match!r}")
     if context is not None and not (isinstance(context, Mapping) or callable(context)):
         raise TypeError(f"context must be a mapping or a callable, not {context!r}")
+    if defer is not None and defer is not False:
+        from ._search_serving import new_deferring_server
+
+        return new_deferring_server(registry, name, tags, match, context, defer)
     return new_server(registry, name, tags, match, context)
 
 
@@ -82,6 +93,7 @@ def http_app(
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
     auth: AuthProvider | None = None,
+    defer: Defer = None,
 ) -> Starlette:
     """The registry's MCP server (streamable HTTP at ``path``) as an ASGI app.
 
@@ -113,6 +125,8 @@ def http_app(
             audience=...)`` (an OAuth resource server, as the MCP authorization spec
             expects). A request it refuses gets 401; the context callable reads the
             verified token with ``fastmcp.server.dependencies.get_access_token()``.
+        defer: Tools to leave out of ``tools/list``, found by ``search_tools`` (see
+            `as_mcp_server`).
 
     Raises:
         ValueError: An empty token, an allowed host that is not a name, a session limit
@@ -124,7 +138,9 @@ def http_app(
     options = _http_options(
         token, stateless, allowed_hosts, max_sessions_per_client, session_idle_timeout, auth
     )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     server.auth = auth
     return server.http_app(path=path, **options)
 
@@ -145,6 +161,7 @@ def serve(
     max_sessions_per_client: int | None = None,
     session_idle_timeout: float | None = None,
     auth: AuthProvider | None = None,
+    defer: Defer = None,
 ) -> None:
     """Serve the registry over MCP until interrupted.
 
@@ -166,6 +183,8 @@ def serve(
         session_idle_timeout: HTTP only: seconds before an idle session is closed
             (default: 1800).
         auth: HTTP only: a fastmcp auth provider instead of ``token`` (see `http_app`).
+        defer: Tools to leave out of ``tools/list``, found by ``search_tools`` (see
+            `as_mcp_server`).
 
     Raises:
         ValueError: A usage mistake (unknown transport, a port out of range, an empty
@@ -182,6 +201,7 @@ def serve(
             tags=tags,
             match=match,
             context=context,
+            defer=defer,
             # A host or port other than the defaults was asked for: HTTP-only too.
             host=None if host == DEFAULT_HOST else host,
             port=None if port == DEFAULT_PORT else port,
@@ -200,7 +220,9 @@ def serve(
     )
     if auth is None and not _checks_tokens(options) and not _is_loopback(host):
         _warn(f"serving MCP on {host} without a token: anyone who can reach it may call")
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     server.auth = auth
     listener = _listen(host, port)
     _run_uvicorn(server.http_app(path=HTTP_PATH, **options), listener)
@@ -227,6 +249,7 @@ def _serve_stdio(
     tags: Tags,
     match: Match,
     context: ServedContext,
+    defer: Defer,
     **http_only: Any,
 ) -> None:
     given = [key for key, value in http_only.items() if value is not None and value is not False]
@@ -236,7 +259,9 @@ def _serve_stdio(
             f"{', '.join(given)}: {options}; stdio serves the one client that started the "
             "process (use transport='http')"
         )
-    server = as_mcp_server(registry, name=name, tags=tags, match=match, context=context)
+    server = as_mcp_server(
+        registry, name=name, tags=tags, match=match, context=context, defer=defer
+    )
     server.run(transport="stdio", show_banner=False)
 
 

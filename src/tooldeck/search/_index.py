@@ -18,7 +18,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ._rank import FIELDS, K1, averages, idf, norms
-from ._tokens import name_terms, query_terms, terms
+from ._tokens import MAX_QUERY_CHARS, name_terms, query_terms, terms
+from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
     from tooldeck._catalog import Catalog, Match, Tags
@@ -60,8 +61,9 @@ def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
 class SearchIndex:
     """BM25F over one catalog's tools. Every method runs under the catalog's lock."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, embed: Embed | None = None) -> None:
         self._catalog = catalog
+        self._vectors = None if embed is None else Vectors(embed)
         self._docs: dict[str, _Doc] = {}
         self._postings: dict[str, dict[str, float]] = {}  # term → {tool name: weight}
         self._max: dict[str, float] = {}  # term → its highest weight (an upper bound)
@@ -75,11 +77,41 @@ class SearchIndex:
 
     def search(self, query: str, k: int, tags: Tags, match: Match = "any") -> list[Tool[..., Any]]:
         """The enabled tools (with ``tags``) best matching ``query``, at most ``k``."""
+        if self._vectors is not None:
+            return self._fused(self._vectors, query, k, tags, match)
         with self._catalog.lock:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
             scores = self._scores(query_terms(query), k, allowed)
             return self._top(scores, k, allowed)
+
+    def _fused(
+        self, vectors: Vectors, query: str, k: int, tags: Tags, match: Match
+    ) -> list[Tool[..., Any]]:
+        """Lexical and vector rankings fused (`tooldeck.search._vectors`). The embedding
+        function runs outside the catalog's lock: for the tools not embedded yet, and
+        for the query."""
+        text = query[:MAX_QUERY_CHARS]
+        if not text.strip():
+            return []
+        with self._catalog.lock:
+            self._refresh()
+            tools = [doc.tool for doc in self._docs.values()]
+        vectors.add(vectors.missing(tools))
+        wanted = vectors.embed([text])[0]
+        with self._catalog.lock:
+            self._refresh()
+            allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
+            width = max(4 * k, 50)
+            lexical = self._top(self._scores(query_terms(query), width, allowed), width, allowed)
+            docs = self._docs
+            similar = vectors.ranked(
+                wanted, lambda name: name in docs and self._eligible(name, allowed), width
+            )
+            names = fuse(
+                [[t.name for t in lexical], [name for name, _ in similar]], self._catalog.order, k
+            )
+            return [docs[name].tool for name in names]
 
     def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
         """Each candidate's BM25F score: exact for every tool that can reach the top ``k``.
@@ -183,6 +215,8 @@ class SearchIndex:
                     continue
                 if old is not None:
                     self._drop(name, old)
+                    if new is None and self._vectors is not None:
+                        self._vectors.forget([name])
                 if new is not None:
                     doc = self._docs[name] = _Doc(new)
                     self._sums = [a + b for a, b in zip(self._sums, doc.lengths, strict=True)]
