@@ -5,6 +5,7 @@ arithmetic error of the middleware's (``OverflowError``) quoted to the model."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,53 @@ def test_rate_limit_clock_going_back_gives_no_free_burst() -> None:
     now[0] = 1050.0  # half the period: one call's token
     assert registry.call_tool("ping", {}) == "pong"
     assert registry.call_tool("ping", {}).startswith("Error: Rate limit reached")
+
+
+@pytest.mark.timeout(20)
+async def test_concurrency_limit_holds_for_a_task_outliving_its_call() -> None:
+    """A task a tool starts keeps the call's context: after the call had given its slot
+    back, the task's calls ran "in that slot", beside the call now holding it (2 of 1)."""
+    import asyncio
+
+    from tooldeck.middleware import ConcurrencyLimit
+
+    limit = ConcurrencyLimit(1)
+    registry = ToolRegistry(middleware=[limit])
+    running: list[str] = []
+    peak = [0]
+    started, hold, release = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    background: list[asyncio.Task[Any]] = []
+
+    @registry.tool
+    async def work(name: str) -> str:
+        """Work until let go."""
+        running.append(name)
+        peak[0] = max(peak[0], len(running))
+        if name == "long":
+            started.set()
+            await hold.wait()
+        running.remove(name)
+        return name
+
+    @registry.tool
+    async def spawner() -> str:
+        """Starts work in the background and returns at once."""
+
+        async def later() -> Any:
+            await release.wait()
+            return await registry.async_call_tool("work", {"name": "background"})
+
+        background.append(asyncio.create_task(later()))
+        return "spawned"
+
+    assert await registry.async_call_tool("spawner", {}) == "spawned"
+    long = asyncio.create_task(registry.async_call_tool("work", {"name": "long"}))
+    await started.wait()
+    release.set()
+    for _ in range(200):  # until the background call runs, or waits for the slot
+        if len(running) > 1 or limit._pools.waiters:
+            break
+        await asyncio.sleep(0)
+    hold.set()
+    assert await asyncio.gather(long, background[0]) == ["long", "background"]
+    assert peak[0] == 1
