@@ -156,3 +156,11 @@ async def test_concurrency_limit_holds_for_a_task_outliving_its_call() -> None:
     hold.set()
     assert await asyncio.gather(long, background[0]) == ["long", "background"]
     assert peak[0] == 1
+
+
+def test_cache_in_redis_with_a_huge_ttl_is_made() -> None:
+    """``ttl=1e308`` is finite, so taken; in milliseconds for Redis it overflowed, and
+    making the Cache raised an OverflowError. (Nothing connects until a call.)"""
+    pytest.importorskip("redis")
+    cache = Cache(ttl=1e308, storage="redis://127.0.0.1:1/0")
+    assert 0 < cache._store.ttl_ms < 2**63 - 1
