@@ -148,7 +148,10 @@ class RateLimit(Builtin):
     def _state_name(self) -> str:
         """What names this limit's state in a shared storage: its settings."""
         chosen = self._selection.settings()
-        return f"RateLimit:{self.calls}/{self.per:g}s" + (f":{chosen}" if chosen else "")
+        # key= too: a user "acme" and a tenant "acme" are not one caller.
+        keyed = self._key.settings()
+        name = f"RateLimit:{self.calls}/{self.per:g}s" + (f":{keyed}" if keyed else "")
+        return name + (f":{chosen}" if chosen else "")
 
     def _settings(self) -> list[str]:
         shown = [str(self.calls), f"per={self.per!r}", self._key.settings()]
