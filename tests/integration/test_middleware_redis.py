@@ -143,6 +143,22 @@ def test_two_workers_share_one_rate_limit(url: str) -> None:
     assert any(":3/60s" in k for k in keys) and any(":5/60s" in k for k in keys)
 
 
+def test_limits_keyed_on_different_context_keys_do_not_share_a_window(url: str) -> None:
+    """The Redis keys named the calls and the period, not ``key=``: a limit per user and
+    one per tenant, alike otherwise, counted the user "acme" and the tenant "acme" as
+    one caller."""
+    from tooldeck.middleware import RateLimit
+
+    runs: list[str] = []
+    per_user = worker([RateLimit(1, per=60, key="user", storage=url)], runs)
+    per_tenant = worker([RateLimit(1, per=60, key="tenant", storage=url)], runs)
+    acme = {"user": "acme", "tenant": "acme"}
+    assert per_user.call_tool("lookup", {"key": "1"}, context=acme)["key"] == "1"
+    assert per_tenant.call_tool("lookup", {"key": "2"}, context=acme)["key"] == "2"
+    assert per_user.call_tool("lookup", {"key": "3"}, context=acme).startswith("Error: Rate")
+    assert runs == ["1", "2"]
+
+
 def test_two_workers_share_one_cache(url: str) -> None:
     from tooldeck.middleware import Cache
 

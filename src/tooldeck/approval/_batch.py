@@ -26,7 +26,7 @@ from tooldeck._tool_calls_run import check_max_concurrency, native_media
 from tooldeck.providers import PROVIDERS
 
 from ._policy import edited, read_call
-from ._record import BatchCall, declined
+from ._record import BatchCall, declined, needs_approval
 from ._text import Decision, dump, parse
 
 __all__ = ["ToolCallBatch", "Turn"]
@@ -264,11 +264,11 @@ class ToolCallBatch:
     def _run_sync(
         self, context: Context, max_concurrency: int | None, native: bool, nobody_asked: bool
     ) -> list[dict[str, Any]]:
-        runs = self._start()
+        context = self._context if context is None else context
+        runs = self._start(context)
         format = self._format
         if format is None:  # a reply without calls
             return []
-        context = self._context if context is None else context
         results = (
             self._registry._turn_results_sync(format, runs, context, max_concurrency)
             if runs
@@ -279,11 +279,11 @@ class ToolCallBatch:
     async def _run(
         self, context: Context, max_concurrency: int | None, native: bool, nobody_asked: bool
     ) -> list[dict[str, Any]]:
-        runs = self._start()
+        context = self._context if context is None else context
+        runs = self._start(context)
         format = self._format
         if format is None:
             return []
-        context = self._context if context is None else context
         results = (
             await self._registry._turn_results(format, runs, context, max_concurrency)
             if runs
@@ -291,12 +291,20 @@ class ToolCallBatch:
         )
         return self._write(format, results, native, nobody_asked)
 
-    def _start(self) -> list[ToolCall]:
-        """Mark the batch as run (once only); the calls that run."""
+    def _start(self, context: Context) -> list[ToolCall]:
+        """Mark the batch as run (once only); the calls that run.
+
+        Run with another context than the one its policies saw, a call a policy let
+        through is asked about again with this one: what the policy let pass for one
+        user must not run for another without approval."""
         with self._lock:
             if self._ran:
                 raise RuntimeError("this batch has run already; it runs once")
             self._ran = True
+        if context is not self._context:
+            for call in self._calls:
+                if call.status == "ready" and call._gated:
+                    _ask_again(call, context)
         return [(c._call[0], c.name, c._arguments) for c in self._calls if c._runs()]
 
     def _write(
@@ -311,6 +319,16 @@ class ToolCallBatch:
             next(ran) if call._runs() else call._outcome(nobody_asked) for call in self._calls
         ]
         return PROVIDERS[format].write([c._call for c in self._calls], merged, native)
+
+
+def _ask_again(call: BatchCall, context: Context) -> None:
+    """A call its policy let through, read again with ``context``: it runs only if the
+    policy lets it through again (else it needs approval, or fails as the policy did)."""
+    again = read_call(call._call, call.id, call.tool, context)
+    if again.status == "pending":
+        call._settle("failed", needs_approval(call.name))
+    elif again.status != "ready":
+        call._settle("failed", again.message)
 
 
 def _id(id: object) -> str:

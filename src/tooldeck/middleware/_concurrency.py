@@ -23,7 +23,8 @@ A call made from inside a call that holds a slot (a tool calling the registry ag
 at any depth, sync or async) runs in that slot: with every slot held by callers
 waiting for their own inner calls, nothing could ever run again. The slots a call
 holds are a context variable, which follows it into worker threads, tasks and
-tooldeck's background loop.
+tooldeck's background loop; each slot is marked given back when its call returns, so
+a task the call started that calls the registry later takes a slot of its own.
 """
 
 from __future__ import annotations
@@ -44,10 +45,17 @@ __all__ = ["ConcurrencyLimit"]
 
 W = TypeVar("W", bound="_Waiter")
 
-# The (pools, key value) slots the current call holds, outermost first.
-_held: contextvars.ContextVar[tuple[tuple[Any, Any], ...]] = contextvars.ContextVar(
+# The slots the current call holds, outermost first: [pools, key value, still held].
+# A task or thread the call started keeps this context after the call has returned its
+# slot: the flag, cleared then, keeps its later calls from running in a slot not held.
+_held: contextvars.ContextVar[tuple[list[Any], ...]] = contextvars.ContextVar(
     "tooldeck_concurrency_slots", default=()
 )
+
+
+def _holds(held: tuple[list[Any], ...], pools: Any, key: Any) -> bool:
+    """Whether the current call holds a slot of ``pools`` for ``key`` (still)."""
+    return any(slot[0] is pools and slot[2] and slot[1] == key for slot in held)
 
 
 class _Waiter:
@@ -216,7 +224,7 @@ class ConcurrencyLimit(Builtin):
                 return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
         held = _held.get()
-        if held and (pools, key) in held:  # inside a call holding this slot: run in it
+        if held and _holds(held, pools, key):  # inside a call holding this slot: run in it
             return call_next(call)
         waiter = pools.take(key, _Waiter)
         if waiter is not None:
@@ -232,10 +240,12 @@ class ConcurrencyLimit(Builtin):
             except BaseException:  # interrupted (KeyboardInterrupt) while waiting
                 pools.leave(key, waiter)
                 raise
-        token = _held.set((*held, (pools, key)))
+        slot = [pools, key, True]
+        token = _held.set((*held, slot))
         try:
             return call_next(call)
         finally:
+            slot[2] = False
             _held.reset(token)
             pools.give_back(key)
 
@@ -252,7 +262,7 @@ class ConcurrencyLimit(Builtin):
                 return key_failure("ConcurrencyLimit", call, exc)
         pools = self._pools
         held = _held.get()
-        if held and (pools, key) in held:
+        if held and _holds(held, pools, key):
             return await call_next(call)
         loop = asyncio.get_running_loop()
         waiter = pools.take(key, lambda: _AsyncWaiter(loop))
@@ -262,9 +272,11 @@ class ConcurrencyLimit(Builtin):
             except BaseException:  # cancelled while waiting: no slot kept
                 pools.leave(key, waiter)
                 raise
-        token = _held.set((*held, (pools, key)))
+        slot = [pools, key, True]
+        token = _held.set((*held, slot))
         try:
             return await call_next(call)
         finally:
+            slot[2] = False
             _held.reset(token)
             pools.give_back(key)

@@ -47,7 +47,9 @@ class _Buckets:
                 self.state[key] = [self.calls - 1.0, now]
                 return 0.0
             tokens = min(self.calls, bucket[0] + max(0.0, now - bucket[1]) * self.rate)
-            bucket[1] = now
+            # A clock gone back counts nothing, and the time already counted is not
+            # counted again when it comes forward (else each step back refills).
+            bucket[1] = max(bucket[1], now)
             if tokens >= 1.0:
                 bucket[0] = tokens - 1.0
                 return 0.0
@@ -73,6 +75,8 @@ def try_again(name: str, calls: int, per: float, wait: float) -> ToolResult:
 def _seconds(wait: float) -> str:
     """Seconds rounded up (to tenths, below 0.1 to thousandths): waiting that long is
     enough. (A millionth of a step below counts as the step: float noise.)"""
+    if wait >= 1e6:  # (a huge ``per``): whole seconds, as wait / 0.1 could overflow
+        return f"{math.ceil(wait)} seconds"
     step, digits = (0.1, 1) if wait >= 0.1 else (0.001, 3)
     shown = math.ceil(wait / step - 1e-6) * step
     text = f"{shown:.{digits}f}"
@@ -121,6 +125,13 @@ class RateLimit(Builtin):
         if calls < 1:
             raise ValueError(f"RateLimit(calls): calls must be at least 1, not {calls}")
         check_number(per, "RateLimit(per=)")
+        try:
+            calls / per
+        except OverflowError:  # 10 ** 400 calls: a rate no float holds
+            raise ValueError(
+                f"RateLimit(calls): calls must be a rate a float can hold, not an int of "
+                f"{len(str(calls))} digits"
+            ) from None
         if not callable(clock):
             raise TypeError(f"RateLimit(clock=) must be callable, not {type_name(clock)}")
         super().__init__(tools, tags)
@@ -137,7 +148,10 @@ class RateLimit(Builtin):
     def _state_name(self) -> str:
         """What names this limit's state in a shared storage: its settings."""
         chosen = self._selection.settings()
-        return f"RateLimit:{self.calls}/{self.per:g}s" + (f":{chosen}" if chosen else "")
+        # key= too: a user "acme" and a tenant "acme" are not one caller.
+        keyed = self._key.settings()
+        name = f"RateLimit:{self.calls}/{self.per:g}s" + (f":{keyed}" if keyed else "")
+        return name + (f":{chosen}" if chosen else "")
 
     def _settings(self) -> list[str]:
         shown = [str(self.calls), f"per={self.per!r}", self._key.settings()]

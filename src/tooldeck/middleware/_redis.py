@@ -34,6 +34,7 @@ __all__ = ["TIMEOUT", "RedisAnswers", "RedisRates", "shown_url"]
 logger = logging.getLogger("tooldeck")
 
 TIMEOUT = 2.0  # seconds for connecting and for each reply
+MAX_TTL = 1e15  # seconds: a longer ttl is kept this long
 PREFIX = "tooldeck"
 
 
@@ -135,7 +136,9 @@ class RedisAnswers:
 
         self.shown = shown_url(url)
         self.client = redis.Redis.from_url(url, **_options())
-        self.ttl_ms = max(1, round(ttl * 1000))
+        # At most what Redis takes as an expiry (a signed 64-bit count of ms from now):
+        # 10 ** 15 seconds, some 31 million years, as good as forever.
+        self.ttl_ms = max(1, round(min(ttl, MAX_TTL) * 1000))
         self.name = f"{PREFIX}:{name}"
 
     def _redis_key(self, key: tuple[Any, str]) -> str:

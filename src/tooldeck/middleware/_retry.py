@@ -11,6 +11,8 @@ async face (the event loop keeps running).
 from __future__ import annotations
 
 import asyncio
+import math
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -27,6 +29,10 @@ Backoff = float | Callable[[int], float]
 
 # Failures decided before (or around) the tool's own code: the same call fails the same.
 _NEVER = (ValidationError, CallFailure)
+
+# The longest wait: what a thread can sleep (a longer one raises OverflowError), some
+# 292 years, as good as forever (a backoff doubled past it, or a callable's).
+MAX_WAIT = threading.TIMEOUT_MAX
 
 # Looked up at each wait, so tests can replace them.
 _sleep = time.sleep
@@ -92,8 +98,11 @@ class Retry(Builtin):
         if callable(backoff):
             wait = backoff(attempt)
             check_number(wait, "Retry(backoff) returned a wait that", positive=False)
-            return float(wait)
-        return float(backoff * 2 ** (attempt - 1))
+            return float(min(wait, MAX_WAIT))
+        try:  # (0.0 * 2 ** 1024 would raise OverflowError: the int is no float)
+            return min(math.ldexp(backoff, attempt - 1), MAX_WAIT)
+        except OverflowError:  # doubled past what a float holds
+            return MAX_WAIT
 
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
         if not self._selection.chooses(call):

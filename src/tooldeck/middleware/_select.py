@@ -137,6 +137,10 @@ def check_number(value: Any, what: str, *, positive: bool = True, whole: bool = 
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} must be a number, not {type_name(value)}")
+    try:
+        float(value)  # an int too large for a float (10 ** 400) would overflow later
+    except OverflowError:
+        raise ValueError(f"{what} must be finite, not an int of {len(str(value))} digits") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError(f"{what} must be finite, not {value!r}")
     if value < 0 or (positive and value == 0):
