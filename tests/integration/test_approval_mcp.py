@@ -84,6 +84,29 @@ async def test_a_served_tool_asks_the_client(
         ]
 
 
+async def test_a_client_that_never_answers_does_not_hold_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from tooldeck.mcp import _approval
+
+    monkeypatch.setattr(_approval, "ASK_TIMEOUT", 0.2)
+
+    async def never(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        await asyncio.Event().wait()  # asked, and never answers
+
+    ran: list[Any] = []
+    server = make_registry(ran).as_mcp_server()
+    async with Client(server, elicitation_handler=never, mode="legacy") as client:
+        result = await client.call_tool("delete_branch", {"name": "main"}, raise_on_error=False)
+    assert result.is_error
+    assert result.content[0].text == (  # type: ignore[union-attr]
+        "Tool 'delete_branch' needs approval: no answer within 0.2 s"
+    )
+    assert ran == []
+
+
 async def test_the_policy_sees_the_served_context_and_bad_arguments_are_refused() -> None:
     ran: list[Any] = []
     registry = make_registry(ran)

@@ -16,6 +16,7 @@ This module imports fastmcp at the top: `tooldeck.mcp._provider` imports it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -46,6 +47,10 @@ logger = logging.getLogger("tooldeck.mcp")
 _ELICITING = ClientCapabilities(elicitation=ElicitationCapability())
 _CONFIG = parse_elicit_response_type(bool, response_title="Approve")  # a yes / no form
 _KEY = "tooldeck_approval"  # the question's key among a call's input requests
+# How long a person may take to answer, asked during the call (handshake-era
+# connections): a client that says it can be asked and never answers must not hold the
+# call forever. The tool's own timeout does not count this wait.
+ASK_TIMEOUT = 600.0
 
 
 async def refusal(
@@ -69,8 +74,12 @@ async def refusal(
     try:
         if getattr(ctx.request_context, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
             return _asked_again(ctx, tool.name, question, arguments)
-        answer = await ctx.elicit(question, bool, response_title="Approve")
+        answer = await asyncio.wait_for(
+            ctx.elicit(question, bool, response_title="Approve"), ASK_TIMEOUT
+        )
         accepted = answer.action == "accept" and getattr(answer, "data", None) is True
+    except asyncio.TimeoutError:  # (3.10: not yet the builtin TimeoutError)
+        return f"{needs_approval(tool.name)}: no answer within {ASK_TIMEOUT:g} s"
     except Exception as exc:  # the client failed to answer, or cannot be asked here
         logger.debug("asking for approval of %r failed", tool.name, exc_info=exc)
         why = outside_text(failure_text(exc))
