@@ -101,6 +101,17 @@ async def test_over_http_a_client_receives_the_five_reports_in_order() -> None:
         assert await call(client, "build_sync") == ("built", STEPS)
 
 
+@pytest.mark.timeout(60)
+async def test_over_a_socket_on_127_0_0_1_the_five_reports_arrive_in_order() -> None:
+    from fastmcp import Client
+    from media_samples import served_over_http  # uvicorn in a thread, a port of its own
+
+    with served_over_http(source()) as url:
+        async with Client(url) as client:
+            assert await call(client, "build") == ("built", STEPS)
+            assert await call(client, "build_sync") == ("built", STEPS)
+
+
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("middleware", [False, True])
 async def test_through_a_gateway_the_same_five_arrive(middleware: bool) -> None:
