@@ -12,8 +12,11 @@ proxy's remote notifications arrive on tooldeck's MCP loop) into one sender at a
 on the server's loop, within the request's context variables (where fastmcp finds the
 request). A tool may report far faster than a client takes notifications (100,000
 times in a loop): progress is coalesced — at most `_PROGRESS_BACKLOG` reports wait
-while one is being sent, a newer one pushing out the oldest, so the client gets
-reports in order, as fast as it takes them, and always the last of a burst. Logs are
+while one is being sent, a newer one pushing out the oldest, and reports go out at
+most every `_PROGRESS_SPACING` seconds (each notification costs the server's loop far
+more than a report costs the tool: sent back to back, they took the CPU the tool
+needed), so the client gets reports in order, a few dozen a second, and always the
+last of a burst. Logs are
 each sent, in order (at most `_LOG_BACKLOG` waiting; past that the oldest are
 dropped). `Outbox.flush`, awaited when
 the call ends, sends what is still waiting before the result goes out; after it,
@@ -48,6 +51,7 @@ _LOG_BACKLOG = 1000  # log messages waiting to be sent, at most
 # Progress reports waiting, at most: a tool's few steps all arrive even when the client
 # is slow for a moment; a flood keeps only its newest (the last always among them).
 _PROGRESS_BACKLOG = 16
+_PROGRESS_SPACING = 0.01  # seconds between two progress notifications, at least
 
 
 class Outbox(Generic[T]):
@@ -58,8 +62,12 @@ class Outbox(Generic[T]):
         backlog: How many items may wait; past that the oldest are dropped.
     """
 
-    def __init__(self, send: Callable[[T], Awaitable[None]], *, backlog: int) -> None:
+    def __init__(
+        self, send: Callable[[T], Awaitable[None]], *, backlog: int, spacing: float = 0.0
+    ) -> None:
         self._send_one = send
+        self._spacing = spacing
+        self._hurry = asyncio.Event()  # set by `flush`: what waits goes out now
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         # fastmcp finds the request in context variables: an item put from another
@@ -116,10 +124,14 @@ class Outbox(Generic[T]):
                 await self._send_one(item)
             except Exception:  # a client gone, a value that is no number: not the call's
                 logger.debug("sending a notification to an MCP client failed", exc_info=True)
+            if self._spacing and not self._hurry.is_set():
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), self._spacing)
 
     async def flush(self) -> None:
         """Send what is still waiting, then drop anything later (the call has ended)."""
         deadline = self._loop.time() + _FLUSH_BOUND
+        self._hurry.set()
         while self._loop.time() < deadline:
             with self._lock:
                 if not self._sending:
@@ -142,7 +154,7 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
             text = None if message is None else str(message)
             await context.report_progress(done, total, text)
 
-        super().__init__(send, backlog=_PROGRESS_BACKLOG)
+        super().__init__(send, backlog=_PROGRESS_BACKLOG, spacing=_PROGRESS_SPACING)
         self.reporter = Progress(self._report)
 
     def _report(self, done: Any, total: Any, message: Any) -> None:
