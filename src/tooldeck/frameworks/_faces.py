@@ -7,7 +7,7 @@ A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -95,13 +95,10 @@ class ToolBridges:
 class RegistryBridges:
     """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
 
-    def _selected(self, tags: Any, match: Any) -> Iterable[Any]:
-        raise NotImplementedError  # the registry's: its enabled tools carrying ``tags``
-
     def _bridges(self, tags: Any, match: Any, context: GivenContext) -> list[Bridge]:
-        registry: Any = self
+        registry: Any = self  # a registry: `_selected` gives its enabled tools with ``tags``
         bridges = []
-        for tool in self._selected(tags, match):
+        for tool in registry._selected(tags, match):
             # (partials: no Python frame of ours between a framework and the registry)
             run = functools.partial(registry.execute_sync, tool.name)
             arun = functools.partial(registry.execute, tool.name)

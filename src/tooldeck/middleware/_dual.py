@@ -11,6 +11,7 @@ block only a sync caller's thread, and await on the caller's own loop. A
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeGuard
 
@@ -21,7 +22,7 @@ from ._call import Call
 __all__ = ["DualMiddleware"]
 
 
-class DualMiddleware:
+class DualMiddleware(abc.ABC):
     """A middleware with a sync form (``__call__``) and an async form (``acall``).
 
     The chain calls ``__call__(call, call_next)`` from the sync faces (``call_next``
@@ -31,13 +32,15 @@ class DualMiddleware:
 
     __slots__ = ()
 
+    @abc.abstractmethod
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
-        raise NotImplementedError
+        """The sync form."""
 
+    @abc.abstractmethod
     async def acall(
         self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]
     ) -> ToolResult:
-        raise NotImplementedError
+        """The async form."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -15,7 +15,7 @@ import mimetypes
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck._media import Media, media_parts
+from tooldeck._media import Media, is_media, media_parts
 from tooldeck._result import ToolResult, part_text
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "Texts",
     "Trailing",
     "b64_size",
+    "content",
     "filename",
     "not_sent",
     "parts_of",
@@ -113,6 +114,27 @@ class Texts:
     def done(self) -> list[dict[str, Any]]:
         self._flush()
         return self.items
+
+
+def content(
+    parts: list[Any],
+    make_text: Callable[[str], dict[str, Any]],
+    convert: Callable[[Any], dict[str, Any] | str],
+) -> list[dict[str, Any]]:
+    """A result's parts as a provider's content list (see `Texts`): each media part as
+    ``convert`` gives it (an item, or a placeholder line when the provider cannot take
+    it), the text between merged."""
+    out = Texts(make_text)
+    for part in parts:
+        if not is_media(part):
+            out.part(part)
+            continue
+        item = convert(part)
+        if type(item) is str:
+            out.text(item)
+        else:
+            out.add(item)  # type: ignore[arg-type]
+    return out.done()
 
 
 class Trailing:

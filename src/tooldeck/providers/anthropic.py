@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, Fields, ToolCall
 from tooldeck._result import ToolResult
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
-from ._media import MB, MIB, Budget, Texts, b64_size, not_sent, parts_of
+from ._media import MB, MIB, Budget, b64_size, content, not_sent, parts_of
 from ._shared import call, has_type, read_typed, text
 
 __all__ = ["PROVIDER", "SHAPE", "export", "read", "write"]
@@ -83,18 +82,9 @@ def _text(line: str) -> dict[str, Any]:
 
 
 def _content(parts: list[Any], budget: Budget) -> list[dict[str, Any]]:
-    out = Texts(_text)
-    for part in parts:
-        if not is_media(part):
-            out.part(part)
-            continue
-        block = _block(part, budget)
-        if type(block) is str:
-            out.text(block)
-        else:
-            out.add(block)  # type: ignore[arg-type]
+    items = content(parts, _text, lambda part: _block(part, budget))
     # Anthropic refuses an empty text block (a part that is ""): left out.
-    return [item for item in out.done() if item["type"] != "text" or item["text"].strip()]
+    return [item for item in items if item["type"] != "text" or item["text"].strip()]
 
 
 def _block(part: Any, budget: Budget) -> dict[str, Any] | str:

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooldeck._media import is_media
 from tooldeck._reply_fields import LIST, Fields, ToolCall
 from tooldeck._result import ToolResult
 from tooldeck._schema_walk import Schema
 
 from ._base import Answer, ExportSpec, Provider
-from ._media import Budget, Texts, filename, not_sent, parts_of
+from ._media import Budget, content, filename, not_sent, parts_of
 from ._openai import FILE_REQUEST_LIMIT, IMAGE_REQUEST_LIMIT, IMAGE_TYPES, reads_file
 from ._shared import call, has_type, read_typed, text
 
@@ -79,17 +78,7 @@ def _input_text(line: str) -> dict[str, Any]:
 
 
 def _output(parts: list[Any], limits: _Limits) -> list[dict[str, Any]]:
-    out = Texts(_input_text)
-    for part in parts:
-        if not is_media(part):
-            out.part(part)
-            continue
-        item = _item(part, limits)
-        if type(item) is str:
-            out.text(item)
-        else:
-            out.add(item)  # type: ignore[arg-type]
-    return out.done()
+    return content(parts, _input_text, lambda part: _item(part, limits))
 
 
 def _item(part: Any, limits: _Limits) -> dict[str, Any] | str:

@@ -67,7 +67,12 @@ def search_tools(query: str) -> str:
     Args:
         query: What the tool should do, in a few words (for example "convert currency").
     """
-    raise NotImplementedError  # answered by the helper or server that offers it
+    # Never run: a declaration, for its exports. Its calls are answered by whoever offers
+    # it (`search_tool`); reaching here is a program mistake, said as one.
+    raise RuntimeError(
+        "search_tools is answered by a conversation's tool_search helper or by a server "
+        "served with defer=, not called as a function"
+    )
 
 
 @functools.cache
