@@ -15,7 +15,7 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
+import threading
 from typing import Any
 
 import pytest
@@ -40,19 +40,23 @@ def test_a_turn_of_many_calls_is_bounded_when_an_async_tool_blocks_the_loop(
     monkeypatch.setattr(_shifting, "LOOP_GRACE", 0.2)
     registry = build_registry()
 
+    released = threading.Event()
+    held: list[bool] = []  # per run of hog: released by the test (True), or gave up
+
     @registry.tool(timeout=0.3)
     async def hog() -> str:
-        time.sleep(3)  # blocking code in an async tool: the mistake this guards against
+        # Blocking code in an async tool (the mistake this guards against): it holds the
+        # loop until the test lets go, which it does only once the turn has answered.
+        held.append(released.wait(30))
         return "late"
 
-    started = time.monotonic()
     answers = registry.run_tool_calls(turn("hog", "hog"))
-    elapsed = time.monotonic() - started
-    assert elapsed < 2.5, elapsed  # not the 3 s (or 6 s) the loop is held
+    released.set()  # the turn answered while the loop was still held
     assert [a["tool_call_id"] for a in answers] == ["c0", "c1"]
     assert answers[0]["content"] == "Error: Tool 'hog' timed out after 0.3 seconds"
     assert answers[1]["content"].startswith("Error: Tool 'hog' ")  # timed out, or not run
     _shifting.run_coroutine(asyncio.sleep(0))  # the loop is back once the tool returns
+    assert held and all(held), held  # never the 30 s give-up: the turn did not wait
     assert_intact(registry)
     # A healthy loop: a turn of many calls answers each, well within the bound.
     good = registry.run_tool_calls(turn("add", "add"))
