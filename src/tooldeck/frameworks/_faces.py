@@ -60,6 +60,7 @@ class ToolBridges:
             tool.parameters,
             tool.run_sync,
             tool.run,
+            tool.acall,
             context,
             approval_of(tool),
         )
@@ -102,6 +103,7 @@ class RegistryBridges:
             # (partials: no Python frame of ours between a framework and the registry)
             run = functools.partial(registry.execute_sync, tool.name)
             arun = functools.partial(registry.execute, tool.name)
+            acall = functools.partial(registry.async_call_tool, tool.name)
             bridges.append(
                 Bridge(
                     tool.name,
@@ -109,6 +111,7 @@ class RegistryBridges:
                     tool.parameters,
                     run,
                     arun,
+                    acall,
                     context,
                     approval_of(tool),
                 )

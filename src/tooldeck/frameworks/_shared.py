@@ -18,6 +18,7 @@ from tooldeck._media import MEDIA_TYPES, is_media, media_parts
 from tooldeck._result import ToolResult, clip
 
 __all__ = [
+    "ACall",
     "ARun",
     "Bridge",
     "Foreign",
@@ -39,6 +40,11 @@ GivenContext = Mapping[str, Any] | Callable[[Any], Any] | None
 # ``execute_sync`` / ``execute`` with the tool's name bound.
 Run = Callable[..., ToolResult]
 ARun = Callable[..., Awaitable[ToolResult]]
+# Agently's face, ``acall(arguments, context=...)`` → the value, or ``"Error: ..."``: a
+# tool's ``acall``, or a registry's ``async_call_tool`` with the tool's name bound. For
+# a framework that hands its model the text either way (Pydantic AI), it skips building
+# a `ToolResult` per call.
+ACall = Callable[..., Awaitable[Any]]
 
 
 # Whether one call needs a person's approval first: ``(arguments, context) -> bool``.
@@ -47,14 +53,15 @@ NeedsApproval = Callable[[Any, Any], bool]
 
 @dataclass(frozen=True)
 class Bridge:
-    """One tool as a bridge sees it: its declaration, its two runners, and whether a
-    call needs approval (``None``: never), which the framework's own mechanism asks."""
+    """One tool as a bridge sees it: its declaration, its runners, and whether a call
+    needs approval (``None``: never), which the framework's own mechanism asks."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     run: Run
     arun: ARun
+    acall: ACall
     context: GivenContext = None
     needs_approval: NeedsApproval | None = None
 
