@@ -267,3 +267,38 @@ def test_a_refusal_stays_a_failure_through_the_sdks_public_api() -> None:
         assert registry.call_tool(name, {"x": -1}) == "Error: negative"
         assert registry.call_tool(name, {"x": 2}) == 4
     assert registry.execute_sync("own", {"x": -1}) == ToolResult.ok("own")
+
+
+def test_a_function_tool_in_a_registry_gets_the_calls_context() -> None:
+    """The call's context is the run's: ``RunContextWrapper.context`` (a ``ToolContext``
+    is one), through every face and served over MCP."""
+    from agents import RunContextWrapper, function_tool
+
+    def whoami(ctx: Any, x: int) -> str:
+        """Say who calls."""
+        return f"{ctx.context['user']} {x}"
+
+    # (annotations as objects: this module's are strings, read where agents is not)
+    whoami.__annotations__.update(ctx=RunContextWrapper[Any], x=int)
+    registry = ToolRegistry()
+    registry.register(function_tool(whoami))
+    assert list(registry.get("whoami").parameters["properties"]) == ["x"]  # type: ignore[union-attr]
+    assert registry.call_tool("whoami", {"x": 1}, context={"user": "u-1"}) == "u-1 1"
+    done = registry.execute_sync("whoami", {"x": 2}, context={"user": "u-2"})
+    assert done == ToolResult.ok("u-2 2")
+
+    async def over_mcp() -> Any:
+        from fastmcp import Client
+
+        server = registry.as_mcp_server(context={"user": "u-3"})
+        async with Client(server) as client:
+            return await client.call_tool("whoami", {"x": 3})
+
+    assert asyncio.run(over_mcp()).content[0].text == "u-3 3"
+    # it may read any key: never cached, whatever vary= names
+    from tooldeck.middleware import Cache
+
+    cached = ToolRegistry(middleware=[Cache(60, tools=["whoami"], vary=("*", "user"))])
+    cached.register(function_tool(whoami))
+    for user in ("a", "b"):
+        assert cached.call_tool("whoami", {"x": 1}, context={"user": user}) == f"{user} 1"

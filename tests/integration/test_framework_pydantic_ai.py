@@ -231,6 +231,10 @@ def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> 
 
     registry.register(PydanticTool(whoami))  # a RunContext of its own, outside a run
     assert registry.call_tool("whoami", {"x": 2}) == "None whoami 2"
+    # the call's context is its RunContext's deps, through every face
+    assert registry.call_tool("whoami", {"x": 2}, context={"u": 1}) == "{'u': 1} whoami 2"
+    reply = {"role": "assistant", "tool_calls": [_openai_call("whoami", {"x": 5})]}
+    assert registry.run_tool_calls(reply, context={"u": 2})[0]["content"] == "{'u': 2} whoami 5"
 
     async def over_mcp() -> Any:
         from fastmcp import Client
@@ -242,6 +246,13 @@ def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> 
     listed, result = asyncio.run(over_mcp())
     assert listed[0].input_schema["properties"] == exported["parameters"]["properties"]
     assert result.content[0].text == "8"
+
+
+def _openai_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {"id": "c1", "type": "function", "function": function}
 
 
 def test_missing_pydantic_ai_is_an_import_error_naming_the_extra(

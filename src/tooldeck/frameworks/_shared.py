@@ -79,12 +79,15 @@ def declined(name: str) -> str:
 @dataclass(frozen=True)
 class Foreign:
     """A framework's tool as a registry takes it: its declaration and how it runs
-    (``arun(arguments)`` → `ToolResult`, its framework validating the arguments)."""
+    (``arun(arguments, context)`` → `ToolResult`, its framework validating the
+    arguments, the call's context handed on as its framework's run context), and
+    whether it takes that context at all (``False``: it is never given one)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    arun: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+    arun: Callable[[dict[str, Any], Any], Awaitable[ToolResult]]
+    takes_context: bool = True
 
 
 def require(module: str, extra: str) -> ModuleType:

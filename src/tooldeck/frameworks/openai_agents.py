@@ -83,7 +83,7 @@ def _output(part: Any, agents: Any) -> Any:
 def describe(obj: Any) -> Foreign:
     """A ``FunctionTool`` as a registry takes it: its name, description and
     ``params_json_schema``; run by its own ``on_invoke_tool`` (which validates the
-    arguments)."""
+    arguments), with a ``ToolContext`` whose ``context`` is the call's context."""
     agents = require("agents", EXTRA)
     usage = agents.Usage
     tool_context = require("agents.tool_context", EXTRA).ToolContext
@@ -102,10 +102,10 @@ def describe(obj: Any) -> Foreign:
 
     run_config = agents.RunConfig(tool_error_formatter=keep, tracing_disabled=True)
 
-    async def arun(arguments: dict[str, Any]) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         text = json.dumps(arguments, ensure_ascii=False)
-        ctx = tool_context(
-            context=None,
+        ctx = tool_context(  # (the call's context as the run's: RunContextWrapper.context)
+            context=context,
             usage=usage(),
             tool_name=obj.name,
             tool_call_id="tooldeck",

@@ -129,20 +129,26 @@ def describe(obj: Any) -> Foreign:
     """A ``pydantic_ai.Tool`` as a registry takes it: its name, description and JSON
     schema; its arguments validated by its own validator, then its function called.
 
-    Outside an agent run there is no model: a tool that takes a ``RunContext`` gets one
-    whose ``deps`` is ``None`` and whose ``model`` is ``None``."""
+    A tool that takes a ``RunContext`` gets one whose ``deps`` is the call's context
+    (``None`` without one) and, outside an agent run, whose ``model`` is ``None``."""
     pydantic_ai = require("pydantic_ai", EXTRA)
     usage = require("pydantic_ai.usage", EXTRA).RunUsage
     schema = obj.function_schema
 
-    async def arun(arguments: dict[str, Any]) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         try:
             validated = schema.validator.validate_python(arguments)
             ctx = pydantic_ai.RunContext(
-                deps=None, model=None, usage=usage(), tool_name=obj.name, tool_call_id="tooldeck"
+                deps=context,
+                model=None,
+                usage=usage(),
+                tool_name=obj.name,
+                tool_call_id="tooldeck",
             )
             return ToolResult.ok(await schema.call(validated, ctx))
         except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
             return ToolResult.fail(failure_text(exc), exception=exc)
 
-    return Foreign(obj.name, obj.description or obj.name, dict(schema.json_schema), arun)
+    description = obj.description or obj.name
+    takes = bool(obj.takes_ctx)
+    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes)
