@@ -132,11 +132,15 @@ def _same(value: Any) -> Any:
     return value
 
 
-def foreign_tool(described: Foreign) -> Tool[..., Any]:
+def foreign_tool(
+    described: Foreign, *, name: str | None = None, description: str | None = None
+) -> Tool[..., Any]:
     """A framework's tool (LangChain, OpenAI Agents, Pydantic AI) as a `Tool`: its schema
     kept for every export, its arguments passed on to its own framework, which validates
     them (as a proxy leaves validation to its server), with the call's context as its
-    framework's run context when it takes one."""
+    framework's run context when it takes one. ``name`` and ``description`` replace
+    its own in tooldeck's declaration (a framework may allow names providers reject:
+    dots, other scripts, more than 64 characters); it still runs as itself."""
     arun = described.arun
 
     async def run(**arguments: Any) -> ToolResult:
@@ -146,8 +150,8 @@ def foreign_tool(described: Foreign) -> Tool[..., Any]:
     # (``wrap``: the value is made per call, never read by key on the faces' fast paths)
     whole = Injection(_CONTEXT, "*", None, wrap=_same, whole=True)
     return schema_tool(
-        described.name,
-        described.description,
+        described.name if name is None else name,
+        described.description if description is None else description,
         described.parameters,
         run,
         returns_tool_result=True,

@@ -6,6 +6,7 @@ run the tools). Imported only when a bridge is used.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import typing
 from collections.abc import Mapping
@@ -20,6 +21,8 @@ from ._shared import (
     Foreign,
     context_for,
     declined,
+    from_parts,
+    media_or,
     parts_of,
     require,
     unapproved,
@@ -212,9 +215,12 @@ def describe(obj: Any) -> Foreign:
             )
             arguments = {**arguments, **dict.fromkeys(runtimes, runtime)}
         try:  # (a tool that handles its own errors returns their text, as to its model)
-            return ToolResult.ok(await obj.ainvoke(arguments, config=config or None))
+            value = await obj.ainvoke(arguments, config=config or None)
         except Exception as exc:  # the framework's refusal, or the tool's own exception
             return ToolResult.fail(failure_text(exc), exception=exc)
+        if type(value) is list and value and all(_is_block(v) for v in value):
+            return ToolResult.ok(from_parts(value, _from_block))
+        return ToolResult.ok(value)
 
     return Foreign(obj.name, obj.description or obj.name, parameters, arun)
 
@@ -240,3 +246,31 @@ def _runtime_params(obj: Any) -> list[str]:
 
 def _no_stream(chunk: Any) -> None:
     """A ``ToolRuntime``'s stream writer outside a graph: nobody reads the stream."""
+
+
+_BLOCKS = frozenset({"text", "image", "audio", "file"})
+
+
+def _is_block(value: Any) -> bool:
+    """Whether ``value`` is a LangChain (v1) content block: text, image, audio, file."""
+    return type(value) is dict and value.get("type") in _BLOCKS
+
+
+def _from_block(block: dict[str, Any]) -> Any:
+    """A content block as a part: its text, or tooldeck's media (from ``base64`` or
+    ``url``); a block that makes neither stays as it is."""
+    kind = block["type"]
+    if kind == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else block
+    mime, name = block.get("mime_type"), block.get("filename")
+    encoded, url = block.get("base64"), block.get("url")
+    if isinstance(encoded, str):
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except ValueError:
+            return block
+        return media_or(block, kind, data=data, mime=mime, name=name)
+    if isinstance(url, str):
+        return media_or(block, kind, url=url, mime=mime, name=name)
+    return block

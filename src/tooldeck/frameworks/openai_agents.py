@@ -12,7 +12,7 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, parts_of, require
+from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
 
 __all__ = ["describe", "to_tool"]
 
@@ -120,6 +120,20 @@ def describe(obj: Any) -> Foreign:
             error = caught.pop(id(ctx), None)
         if error is not None:
             return ToolResult.fail(failure_text(error), exception=error)
-        return ToolResult.ok(value)
+        return ToolResult.ok(from_parts(value, lambda part: _media(part, agents)))
 
     return Foreign(obj.name, obj.description or obj.name, dict(obj.params_json_schema), arun)
+
+
+def _media(value: Any, agents: Any) -> Any:
+    """The SDK's tool outputs as parts: text, tooldeck's media (a file id, which only
+    OpenAI can read, stays as it is)."""
+    if isinstance(value, agents.ToolOutputText):
+        return value.text
+    if isinstance(value, agents.ToolOutputImage) and value.image_url:
+        return media_or(value, "image", url=value.image_url)
+    if isinstance(value, agents.ToolOutputFileContent):
+        url = value.file_data or value.file_url
+        if url:
+            return media_or(value, "file", url=url, name=value.filename)
+    return value

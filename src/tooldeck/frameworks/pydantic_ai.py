@@ -13,7 +13,7 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, parts_of, require
+from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
 
 __all__ = ["describe", "to_tool", "to_toolset"]
 
@@ -145,10 +145,24 @@ def describe(obj: Any) -> Foreign:
                 tool_name=obj.name,
                 tool_call_id="tooldeck",
             )
-            return ToolResult.ok(await schema.call(validated, ctx))
+            value = await schema.call(validated, ctx)
         except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
             return ToolResult.fail(failure_text(exc), exception=exc)
+        return ToolResult.ok(from_parts(value, media))
 
+    def media(value: Any) -> Any:  # BinaryContent and the URL kinds: tooldeck's media
+        if isinstance(value, binary):
+            return media_or(value, None, data=value.data, mime=value.media_type)
+        if isinstance(value, urls):
+            try:
+                mime = value.media_type  # (read from the URL's suffix: it may raise)
+            except Exception:
+                return value
+            return media_or(value, None, url=value.url, mime=mime)
+        return value
+
+    binary = pydantic_ai.BinaryContent
+    urls = (pydantic_ai.ImageUrl, pydantic_ai.AudioUrl, pydantic_ai.DocumentUrl)
     description = obj.description or obj.name
     takes = bool(obj.takes_ctx)
     return Foreign(obj.name, description, dict(schema.json_schema), arun, takes)
