@@ -144,6 +144,10 @@ def test_the_tool_manager_hands_arguments_straight_to_tooldeck() -> None:
     assert returns["c1"] == painted("u-1")
     assert returns["c2"] == registry.call_tool("paint", [1, 2])
     assert names == ["apaint"]  # (arguments that are no object never reach a middleware)
+    registry.unregister("apaint")  # gone since the conversion: the other bridges' words
+    seen.clear()
+    agent.run_sync("x", deps={})
+    assert _returns(seen[1][1])["c1"] == "Error: Tool 'apaint' not found"
 
 
 def test_an_argument_named_ctx_reaches_the_tool() -> None:
