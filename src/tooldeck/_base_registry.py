@@ -154,10 +154,10 @@ class BaseRegistry(RegistryBridges, Turns):
         extra_tags = None if tags is None else normalise_tags(tags)  # fail before storing
         described = None if isinstance(obj, (Tool, BaseTool)) else foreign(obj)
         if described is not None or isinstance(obj, (Tool, BaseTool)):
-            _refuse_options(
+            _refuse_options(  # (a framework's tool takes a name and description of ours)
                 obj,
-                name=name,
-                description=description,
+                name=None if described is not None else name,
+                description=None if described is not None else description,
                 kwargs=kwargs,
                 returns=returns,
                 args_schema=args_schema,
@@ -167,7 +167,7 @@ class BaseRegistry(RegistryBridges, Turns):
                 requires_approval=requires_approval,
             )
         if described is not None:  # a LangChain, OpenAI Agents or Pydantic AI tool
-            new = foreign_tool(described)
+            new = foreign_tool(described, name=name, description=description)
         elif isinstance(obj, Tool):
             new = obj
         elif isinstance(obj, BaseTool):

@@ -67,6 +67,9 @@ class Injection(NamedTuple):
         factory: A factory for its default, or ``None``.
         wrap: What the context's value becomes before the call (``None``: itself);
             a `tooldeck.Progress` parameter's reporter wraps the context's callback.
+        whole: The parameter takes the whole context (the mapping, or ``None``), not
+            one key's value: a framework's tool in a registry, which hands it on as
+            its framework's run context (``key`` then only names it, as ``"*"``).
     """
 
     name: str
@@ -74,6 +77,7 @@ class Injection(NamedTuple):
     default: Any
     factory: Callable[[], Any] | None = None
     wrap: Callable[[Any], Any] | None = None
+    whole: bool = False
 
 
 class MissingContext(LookupError):
@@ -99,7 +103,9 @@ def context_values(
     values: dict[str, Any] = {}
     for injection in injections:
         key = injection.key
-        if context is not None and key in context:
+        if injection.whole:
+            values[injection.name] = context
+        elif context is not None and key in context:
             value = context[key]
             wrap = injection.wrap
             values[injection.name] = value if wrap is None else wrap(value)

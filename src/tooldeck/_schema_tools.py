@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from ._injected import Injection
 from ._jsonschema import copy_json
 from ._result import CallFailure, ToolResult, clip, echo, problem_lines
 from ._schema_check import SchemaError, schema_validator
@@ -46,12 +47,14 @@ def schema_tool(
     returns_tool_result: bool = False,
     timeout: float | None = None,
     validate: bool = True,
+    injected: tuple[Injection, ...] = (),
 ) -> Tool[..., Any]:
     """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
     JSON Schema's own semantics: no coercion, no lenient parsing; extra arguments
     are passed on where the schema allows them. ``validate=False`` passes any JSON
-    object on as it is (the function's own framework validates it).
+    object on as it is (the function's own framework validates it). ``injected``: the
+    parameters ``func`` takes from a call's context, beside the arguments.
     """
     check_name(name)
     schema = copy_json(parameters)
@@ -92,6 +95,7 @@ def schema_tool(
         positional=(),
         is_async=inspect.iscoroutinefunction(func),
         returns_tool_result=returns_tool_result,
+        injected=injected,
     )
     return Tool(func, tags=tags, timeout=timeout, spec=spec)
 
@@ -119,20 +123,38 @@ def from_base_tool(obj: BaseTool) -> Tool[..., Any]:
     return wrapped
 
 
-def foreign_tool(described: Foreign) -> Tool[..., Any]:
+# The parameter a framework's tool takes the call's whole context by (never a model's:
+# injected values are added after validation, over any argument of that name).
+_CONTEXT = "tooldeck_context__"
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def foreign_tool(
+    described: Foreign, *, name: str | None = None, description: str | None = None
+) -> Tool[..., Any]:
     """A framework's tool (LangChain, OpenAI Agents, Pydantic AI) as a `Tool`: its schema
     kept for every export, its arguments passed on to its own framework, which validates
-    them (as a proxy leaves validation to its server)."""
+    them (as a proxy leaves validation to its server), with the call's context as its
+    framework's run context when it takes one. ``name`` and ``description`` replace
+    its own in tooldeck's declaration (a framework may allow names providers reject:
+    dots, other scripts, more than 64 characters); it still runs as itself."""
     arun = described.arun
 
     async def run(**arguments: Any) -> ToolResult:
-        return await arun(arguments)
+        context = arguments.pop(_CONTEXT, None)
+        return await arun(arguments, context)
 
+    # (``wrap``: the value is made per call, never read by key on the faces' fast paths)
+    whole = Injection(_CONTEXT, "*", None, wrap=_same, whole=True)
     return schema_tool(
-        described.name,
-        described.description,
+        described.name if name is None else name,
+        described.description if description is None else description,
         described.parameters,
         run,
         returns_tool_result=True,
         validate=False,
+        injected=(whole,) if described.takes_context else (),
     )

@@ -19,7 +19,7 @@ def test_bench_frameworks_quick(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         sys.path.remove(str(ROOT))
     measured = bench_frameworks.main(["--quick"])
-    assert len(measured) == 5
+    assert len(measured) == 6
     for m in measured.values():
         assert min(m["native_us"], m["tooldeck_us"], m["ratio"]) > 0
     assert "| LangChain: invoke (sync tool) |" in capsys.readouterr().out

@@ -249,3 +249,42 @@ def test_missing_langchain_is_an_import_error_naming_the_extra(
     monkeypatch.setitem(sys.modules, "langchain_core.tools", None)
     with pytest.raises(ImportError, match=r"tooldeck\[langchain\]"):
         make_registry().to_langchain()
+
+
+def test_a_langchain_tool_in_a_registry_gets_the_calls_context() -> None:
+    """The call's context is the run's: the config's ``configurable``, and the
+    ``ToolRuntime`` LangGraph's ``ToolNode`` would give (its ``context``)."""
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import ToolRuntime
+
+    def by_runtime(x: int, runtime: Any) -> str:
+        """Who calls, from the runtime."""
+        return f"{x} {runtime.context['user']}"
+
+    def by_config(x: int, config: Any) -> str:
+        """Who calls, from the config."""
+        return f"{x} {config['configurable']['user']}"
+
+    # (annotations as objects: this module's are strings, read where LangChain is not)
+    by_runtime.__annotations__.update(x=int, runtime=ToolRuntime[dict[str, Any]])
+    by_config.__annotations__.update(x=int, config=RunnableConfig)
+    registry = ToolRegistry()
+    registry.register(tool(by_runtime))
+    registry.register(tool(by_config))
+    assert "runtime" not in registry.get("by_runtime").parameters["properties"]  # type: ignore[union-attr]
+    for name in ("by_runtime", "by_config"):
+        assert registry.call_tool(name, {"x": 1}, context={"user": "u-1"}) == "1 u-1"
+        # the model cannot set it: an argument of that name is the context's anyway
+        forged = {"x": 2, "tooldeck_context__": {"user": "evil"}}
+        assert registry.call_tool(name, forged, context={"user": "u-2"}) == "2 u-2"
+    reply = {"role": "assistant", "tool_calls": [_call("by_runtime", {"x": 3})]}
+    answer = registry.run_tool_calls(reply, context={"user": "u-3"})
+    assert answer[0]["content"] == "3 u-3"
+
+
+def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {"id": "c1", "type": "function", "function": function}

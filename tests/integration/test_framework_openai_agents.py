@@ -225,3 +225,80 @@ def test_missing_agents_sdk_is_an_import_error_naming_the_extra(
     monkeypatch.setitem(sys.modules, "agents", None)
     with pytest.raises(ImportError, match=r"tooldeck\[openai-agents\]"):
         make_registry().to_openai_agents()
+
+
+def test_a_refusal_stays_a_failure_through_the_sdks_public_api() -> None:
+    """The SDK's default failure function turns an exception into a success's text; the
+    bridge reads the exception through ``RunConfig.tool_error_formatter`` (public), not
+    the invoker's private ``_invoke_tool_impl``: so it holds for an invoker someone
+    wrapped too. A tool's own failure function keeps its text; ``None`` raises."""
+    import dataclasses
+    import inspect
+
+    from agents import function_tool
+
+    from tooldeck.frameworks import openai_agents as bridge
+
+    source = inspect.getsource(bridge)
+    assert "_invoke_tool_impl" not in source
+    assert "_use_default_failure_error_function" not in source
+
+    def double(x: int) -> int:
+        """Double a number."""
+        if x < 0:
+            raise ValueError("negative")
+        return x * 2
+
+    sdk = function_tool(double)
+    invoke = sdk.on_invoke_tool
+
+    async def logged(ctx: Any, text: str) -> Any:  # a user's wrapper around the SDK's
+        return await invoke(ctx, text)
+
+    wrapped = dataclasses.replace(sdk, on_invoke_tool=logged)
+    own = function_tool(double, name_override="own", failure_error_function=lambda c, e: "own")
+    raw = function_tool(double, name_override="raw", failure_error_function=None)
+    registry = ToolRegistry()
+    for tool in (wrapped, own, raw):
+        registry.register(tool)
+    for name in ("double", "raw"):
+        refused = registry.execute_sync(name, {"x": "abc"})
+        assert not refused.success and "Invalid JSON input" in (refused.error or "")
+        assert registry.call_tool(name, {"x": -1}) == "Error: negative"
+        assert registry.call_tool(name, {"x": 2}) == 4
+    assert registry.execute_sync("own", {"x": -1}) == ToolResult.ok("own")
+
+
+def test_a_function_tool_in_a_registry_gets_the_calls_context() -> None:
+    """The call's context is the run's: ``RunContextWrapper.context`` (a ``ToolContext``
+    is one), through every face and served over MCP."""
+    from agents import RunContextWrapper, function_tool
+
+    def whoami(ctx: Any, x: int) -> str:
+        """Say who calls."""
+        return f"{ctx.context['user']} {x}"
+
+    # (annotations as objects: this module's are strings, read where agents is not)
+    whoami.__annotations__.update(ctx=RunContextWrapper[Any], x=int)
+    registry = ToolRegistry()
+    registry.register(function_tool(whoami))
+    assert list(registry.get("whoami").parameters["properties"]) == ["x"]  # type: ignore[union-attr]
+    assert registry.call_tool("whoami", {"x": 1}, context={"user": "u-1"}) == "u-1 1"
+    done = registry.execute_sync("whoami", {"x": 2}, context={"user": "u-2"})
+    assert done == ToolResult.ok("u-2 2")
+
+    async def over_mcp() -> Any:
+        from fastmcp import Client
+
+        server = registry.as_mcp_server(context={"user": "u-3"})
+        async with Client(server) as client:
+            return await client.call_tool("whoami", {"x": 3})
+
+    assert asyncio.run(over_mcp()).content[0].text == "u-3 3"
+    # it may read any key: never cached, whatever vary= names
+    from tooldeck.middleware import Cache
+
+    cached = ToolRegistry(middleware=[Cache(60, tools=["whoami"], vary=("*", "user"))])
+    cached.register(function_tool(whoami))
+    for user in ("a", "b"):
+        assert cached.call_tool("whoami", {"x": 1}, context={"user": user}) == f"{user} 1"

@@ -112,6 +112,44 @@ def test_context_from_a_callable_middleware_and_media() -> None:
     assert one.to_pydantic_ai(context={"user": "z"}).name == "paint"
 
 
+def test_the_tool_manager_hands_arguments_straight_to_tooldeck() -> None:
+    """Pydantic AI's validator passes the arguments on; its ``function_schema.call`` is
+    ours, handing them to the registry as they came: one validation (tooldeck's), no
+    spreading into keyword arguments. Arguments that are no object (a JSON list) are a
+    failure the model reads, not a ``TypeError`` out of the run. Fails loudly when a
+    Pydantic AI release stops taking this path (the bridge then falls back to
+    ``Tool.from_schema``'s own call)."""
+    from pydantic_ai import Agent
+
+    registry = make_registry()
+    toolset = registry.to_pydantic_ai()
+    kinds = {type(t.function_schema).__name__ for t in toolset.tools.values()}
+    assert kinds == {"TooldeckFunctionSchema"}
+    names: list[str] = []
+
+    async def record(call: Any, call_next: Any) -> ToolResult:
+        names.append(call.name)
+        return await call_next(call)  # type: ignore[no-any-return]
+
+    registry.add_middleware(record)  # after the conversion: still runs, per call
+    seen: list[Any] = []
+    good = '{"box": {"w": 3}, "color": "red"}'
+    turn = [("apaint", "[1, 2]"), ("apaint", good), ("paint", "[1, 2]")]
+    agent = Agent(_model(turn, seen), toolsets=[toolset], deps_type=dict)
+    result = agent.run_sync("x", deps={"user": "u-1"})
+    assert result.output == "done"
+    returns = _returns(seen[1][1])
+    refused = registry.call_tool("apaint", [1, 2])
+    assert refused.startswith("Error: ") and returns["c0"] == refused
+    assert returns["c1"] == painted("u-1")
+    assert returns["c2"] == registry.call_tool("paint", [1, 2])
+    assert names == ["apaint"]  # (arguments that are no object never reach a middleware)
+    registry.unregister("apaint")  # gone since the conversion: the other bridges' words
+    seen.clear()
+    agent.run_sync("x", deps={})
+    assert _returns(seen[1][1])["c1"] == "Error: Tool 'apaint' not found"
+
+
 def test_an_argument_named_ctx_reaches_the_tool() -> None:
     from pydantic_ai import Agent
 
@@ -197,6 +235,10 @@ def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> 
 
     registry.register(PydanticTool(whoami))  # a RunContext of its own, outside a run
     assert registry.call_tool("whoami", {"x": 2}) == "None whoami 2"
+    # the call's context is its RunContext's deps, through every face
+    assert registry.call_tool("whoami", {"x": 2}, context={"u": 1}) == "{'u': 1} whoami 2"
+    reply = {"role": "assistant", "tool_calls": [_openai_call("whoami", {"x": 5})]}
+    assert registry.run_tool_calls(reply, context={"u": 2})[0]["content"] == "{'u': 2} whoami 5"
 
     async def over_mcp() -> Any:
         from fastmcp import Client
@@ -210,6 +252,13 @@ def test_a_pydantic_ai_tool_in_a_registry_keeps_its_declaration_everywhere() -> 
     assert result.content[0].text == "8"
 
 
+def _openai_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {"id": "c1", "type": "function", "function": function}
+
+
 def test_missing_pydantic_ai_is_an_import_error_naming_the_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -218,3 +267,23 @@ def test_missing_pydantic_ai_is_an_import_error_naming_the_extra(
     monkeypatch.setitem(sys.modules, "pydantic_ai", None)
     with pytest.raises(ImportError, match=r"tooldeck\[pydantic-ai\]"):
         make_registry().to_pydantic_ai()
+
+
+def test_without_the_fast_path_the_public_path_answers_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where Pydantic AI's ``FunctionSchema`` cannot be extended, the tool calls through
+    ``Tool.from_schema``'s function, with the same answers."""
+    from pydantic_ai import RunContext
+    from pydantic_ai.usage import RunUsage
+
+    from tooldeck.frameworks import pydantic_ai as bridge
+
+    monkeypatch.setattr(bridge, "_schema_class", lambda base: None)
+    tool = make_registry().to_pydantic_ai().tools["apaint"]
+    assert type(tool.function_schema).__name__ == "FunctionSchema"
+    ctx = RunContext(deps={"user": "u-1"}, model=None, usage=RunUsage())  # type: ignore[arg-type]
+    schema = tool.function_schema
+    good = {"box": {"w": 3}, "color": "red"}
+    assert asyncio.run(schema.call(good, ctx)) == painted("u-1")
+    assert asyncio.run(schema.call(INVALID, ctx)).startswith("Error: Invalid arguments")

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from tooldeck._result import clip
+
 from ._shared import Bridge, GivenContext, NeedsApproval
 
 __all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
@@ -60,6 +62,7 @@ class ToolBridges:
             tool.parameters,
             tool.run_sync,
             tool.run,
+            tool.acall,
             context,
             approval_of(tool),
         )
@@ -92,6 +95,20 @@ class ToolBridges:
         return to_tool(self._bridge(context))
 
 
+def _named_acall(registry: Any, name: str) -> Any:
+    """The registry's Agently face for one tool, ``async_call_tool``, but for a tool no
+    longer registered, which it answers in its own words ("Can not find tool named"):
+    the ``Error: Tool '<name>' not found`` the other bridges' ``execute`` answers."""
+    call, tools = registry.async_call_tool, registry._tools
+
+    async def acall(arguments: Any, *, context: Any = None) -> Any:
+        if name not in tools:
+            return f"Error: Tool '{clip(name)}' not found"
+        return await call(name, arguments, context=context)
+
+    return acall
+
+
 class RegistryBridges:
     """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
 
@@ -102,6 +119,7 @@ class RegistryBridges:
             # (partials: no Python frame of ours between a framework and the registry)
             run = functools.partial(registry.execute_sync, tool.name)
             arun = functools.partial(registry.execute, tool.name)
+            acall = _named_acall(registry, tool.name)
             bridges.append(
                 Bridge(
                     tool.name,
@@ -109,6 +127,7 @@ class RegistryBridges:
                     tool.parameters,
                     run,
                     arun,
+                    acall,
                     context,
                     approval_of(tool),
                 )

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from tooldeck._media import MEDIA_TYPES, is_media, media_parts
+from tooldeck._media import MEDIA_TYPES, Audio, File, Image, Media, is_media, media_parts
 from tooldeck._result import ToolResult, clip
 
 __all__ = [
+    "ACall",
     "ARun",
     "Bridge",
     "Foreign",
@@ -26,6 +27,8 @@ __all__ = [
     "Run",
     "context_for",
     "declined",
+    "from_parts",
+    "media_or",
     "parts_of",
     "require",
     "unapproved",
@@ -39,6 +42,11 @@ GivenContext = Mapping[str, Any] | Callable[[Any], Any] | None
 # ``execute_sync`` / ``execute`` with the tool's name bound.
 Run = Callable[..., ToolResult]
 ARun = Callable[..., Awaitable[ToolResult]]
+# Agently's face, ``acall(arguments, context=...)`` → the value, or ``"Error: ..."``: a
+# tool's ``acall``, or a registry's ``async_call_tool`` with the tool's name bound. For
+# a framework that hands its model the text either way (Pydantic AI), it skips building
+# a `ToolResult` per call.
+ACall = Callable[..., Awaitable[Any]]
 
 
 # Whether one call needs a person's approval first: ``(arguments, context) -> bool``.
@@ -47,14 +55,15 @@ NeedsApproval = Callable[[Any, Any], bool]
 
 @dataclass(frozen=True)
 class Bridge:
-    """One tool as a bridge sees it: its declaration, its two runners, and whether a
-    call needs approval (``None``: never), which the framework's own mechanism asks."""
+    """One tool as a bridge sees it: its declaration, its runners, and whether a call
+    needs approval (``None``: never), which the framework's own mechanism asks."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     run: Run
     arun: ARun
+    acall: ACall
     context: GivenContext = None
     needs_approval: NeedsApproval | None = None
 
@@ -72,12 +81,15 @@ def declined(name: str) -> str:
 @dataclass(frozen=True)
 class Foreign:
     """A framework's tool as a registry takes it: its declaration and how it runs
-    (``arun(arguments)`` → `ToolResult`, its framework validating the arguments)."""
+    (``arun(arguments, context)`` → `ToolResult`, its framework validating the
+    arguments, the call's context handed on as its framework's run context), and
+    whether it takes that context at all (``False``: it is never given one)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    arun: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+    arun: Callable[[dict[str, Any], Any], Awaitable[ToolResult]]
+    takes_context: bool = True
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -114,3 +126,40 @@ def parts_of(result: ToolResult) -> list[Any] | None:
     if parts is None:
         return None
     return [p if isinstance(p, str) or is_media(p) else str(ToolResult.ok(p)) for p in parts]
+
+
+# -- the other way: a framework's media as tooldeck's --------------------------------------
+
+_KINDS: dict[str, type[Media]] = {"image": Image, "audio": Audio, "file": File}
+
+
+def media_or(
+    original: Any,
+    kind: str | None,
+    *,
+    data: bytes | None = None,
+    url: str | None = None,
+    mime: str | None = None,
+    name: str | None = None,
+) -> Any:
+    """A framework's media value as tooldeck's (``kind``: ``"image"``, ``"audio"``,
+    ``"file"``, or ``None`` to read it from ``mime``), so it reaches every provider and
+    MCP client as media; ``original`` itself when it makes no valid one (a file id, bytes
+    that are not what they say): it is then answered as its JSON text, as before."""
+    made = _KINDS.get(kind or "") or _KINDS.get((mime or "").partition("/")[0], File)
+    try:
+        if made is File:
+            return File(data, url=url, mime_type=mime, name=name)
+        return made(data, url=url, mime_type=mime)
+    except (ValueError, TypeError):
+        return original
+
+
+def from_parts(value: Any, one: Callable[[Any], Any]) -> Any:
+    """``value`` with the framework's media in it as tooldeck's: ``one`` maps a single
+    value (a media value of the framework's, or anything, as it is); a list or tuple is
+    mapped part by part, and kept as it is when no part is media."""
+    if type(value) is list or type(value) is tuple:
+        parts = [one(part) for part in value]
+        return parts if any(is_media(p) for p in parts) else value
+    return one(value)

@@ -6,7 +6,9 @@ run the tools). Imported only when a bridge is used.
 
 from __future__ import annotations
 
+import base64
 import importlib
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +21,8 @@ from ._shared import (
     Foreign,
     context_for,
     declined,
+    from_parts,
+    media_or,
     parts_of,
     require,
     unapproved,
@@ -184,16 +188,89 @@ def _block(part: Any) -> dict[str, Any]:
 def describe(obj: Any) -> Foreign:
     """A LangChain ``BaseTool`` as a registry takes it: its name, description and the
     schema its model sees (LangChain's own conversion); run by its own ``ainvoke``,
-    which validates the arguments."""
+    which validates the arguments.
+
+    The call's context is the run's: the ``RunnableConfig``'s ``configurable`` (a tool
+    taking a ``config`` reads it there), and a LangGraph ``ToolRuntime`` whose
+    ``context`` it is for a tool taking one (which ``ToolNode`` would have given it)."""
     convert = require("langchain_core.utils.function_calling", EXTRA).convert_to_openai_tool
     parameters = dict(convert(obj)["function"].get("parameters") or {})
     parameters.setdefault("type", "object")
     parameters.setdefault("properties", {})
+    runtimes = _runtime_params(obj)
+    runtime_type = _tool_runtime()
 
-    async def arun(arguments: dict[str, Any]) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+        config: dict[str, Any] = {}
+        if isinstance(context, Mapping):
+            config["configurable"] = dict(context)
+        if runtimes:
+            runtime = runtime_type(
+                state={},
+                context=context,
+                config=config,
+                stream_writer=_no_stream,
+                tool_call_id=None,
+                store=None,
+            )
+            arguments = {**arguments, **dict.fromkeys(runtimes, runtime)}
         try:  # (a tool that handles its own errors returns their text, as to its model)
-            return ToolResult.ok(await obj.ainvoke(arguments))
+            value = await obj.ainvoke(arguments, config=config or None)
         except Exception as exc:  # the framework's refusal, or the tool's own exception
             return ToolResult.fail(failure_text(exc), exception=exc)
+        if type(value) is list and value and all(_is_block(v) for v in value):
+            return ToolResult.ok(from_parts(value, _from_block))
+        return ToolResult.ok(value)
 
     return Foreign(obj.name, obj.description or obj.name, parameters, arun)
+
+
+def _runtime_params(obj: Any) -> list[str]:
+    """The parameters of ``obj`` that LangGraph's ``ToolNode`` fills with a
+    ``ToolRuntime``: in its input schema, not in the schema its model sees."""
+    runtime_type = _tool_runtime()
+    if runtime_type is None:
+        return []
+    try:
+        fields = obj.get_input_schema().model_fields
+        seen = set(obj.tool_call_schema.model_fields)
+    except Exception:  # a tool whose schema is plain JSON: nothing to inject
+        return []
+    found = []
+    for name, field in fields.items():
+        kind = typing.get_origin(field.annotation) or field.annotation
+        if name not in seen and isinstance(kind, type) and issubclass(kind, runtime_type):
+            found.append(name)
+    return found
+
+
+def _no_stream(chunk: Any) -> None:
+    """A ``ToolRuntime``'s stream writer outside a graph: nobody reads the stream."""
+
+
+_BLOCKS = frozenset({"text", "image", "audio", "file"})
+
+
+def _is_block(value: Any) -> bool:
+    """Whether ``value`` is a LangChain (v1) content block: text, image, audio, file."""
+    return type(value) is dict and value.get("type") in _BLOCKS
+
+
+def _from_block(block: dict[str, Any]) -> Any:
+    """A content block as a part: its text, or tooldeck's media (from ``base64`` or
+    ``url``); a block that makes neither stays as it is."""
+    kind = block["type"]
+    if kind == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else block
+    mime, name = block.get("mime_type"), block.get("filename")
+    encoded, url = block.get("base64"), block.get("url")
+    if isinstance(encoded, str):
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except ValueError:
+            return block
+        return media_or(block, kind, data=data, mime=mime, name=name)
+    if isinstance(url, str):
+        return media_or(block, kind, url=url, mime=mime, name=name)
+    return block

@@ -12,7 +12,7 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, parts_of, require
+from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
 
 __all__ = ["describe", "to_tool"]
 
@@ -83,29 +83,57 @@ def _output(part: Any, agents: Any) -> Any:
 def describe(obj: Any) -> Foreign:
     """A ``FunctionTool`` as a registry takes it: its name, description and
     ``params_json_schema``; run by its own ``on_invoke_tool`` (which validates the
-    arguments)."""
+    arguments), with a ``ToolContext`` whose ``context`` is the call's context."""
     agents = require("agents", EXTRA)
     usage = agents.Usage
     tool_context = require("agents.tool_context", EXTRA).ToolContext
-    # A @function_tool's invoker turns a failure into a success's text for its model
-    # (its default failure_error_function); read through it, so a refusal stays a failure.
-    # A FunctionTool given its own failure function keeps it.
-    invoke = obj.on_invoke_tool
-    if getattr(obj, "_use_default_failure_error_function", False):
-        invoke = getattr(invoke, "_invoke_tool_impl", invoke)
+    # A @function_tool's invoker turns an exception (its SDK's refusal of the arguments,
+    # or the tool's own) into a success's text for its model: its default
+    # failure_error_function. Before it answers that text, it hands the exception to
+    # the run's `RunConfig.tool_error_formatter` (public API), which keeps it here: the
+    # call is then that exception's failure. A FunctionTool given its own failure
+    # function keeps it (the SDK asks no formatter then); one given None raises.
+    caught: dict[int, Exception] = {}
 
-    async def arun(arguments: dict[str, Any]) -> ToolResult:
+    def keep(args: Any) -> None:
+        if args.kind == "tool_exception" and isinstance(args.error, Exception):
+            caught[id(args.run_context)] = args.error
+        return None  # (the SDK answers its default text, which nobody reads)
+
+    run_config = agents.RunConfig(tool_error_formatter=keep, tracing_disabled=True)
+
+    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         text = json.dumps(arguments, ensure_ascii=False)
-        ctx = tool_context(
-            context=None,
+        ctx = tool_context(  # (the call's context as the run's: RunContextWrapper.context)
+            context=context,
             usage=usage(),
             tool_name=obj.name,
             tool_call_id="tooldeck",
             tool_arguments=text,
+            run_config=run_config,
         )
         try:
-            return ToolResult.ok(await invoke(ctx, text))
-        except Exception as exc:  # the SDK's refusal, or the tool's own exception
+            value = await obj.on_invoke_tool(ctx, text)
+        except Exception as exc:  # a tool given failure_error_function=None
             return ToolResult.fail(failure_text(exc), exception=exc)
+        finally:
+            error = caught.pop(id(ctx), None)
+        if error is not None:
+            return ToolResult.fail(failure_text(error), exception=error)
+        return ToolResult.ok(from_parts(value, lambda part: _media(part, agents)))
 
     return Foreign(obj.name, obj.description or obj.name, dict(obj.params_json_schema), arun)
+
+
+def _media(value: Any, agents: Any) -> Any:
+    """The SDK's tool outputs as parts: text, tooldeck's media (a file id, which only
+    OpenAI can read, stays as it is)."""
+    if isinstance(value, agents.ToolOutputText):
+        return value.text
+    if isinstance(value, agents.ToolOutputImage) and value.image_url:
+        return media_or(value, "image", url=value.image_url)
+    if isinstance(value, agents.ToolOutputFileContent):
+        url = value.file_data or value.file_url
+        if url:
+            return media_or(value, "file", url=url, name=value.filename)
+    return value

@@ -183,7 +183,9 @@ class Cache(Builtin):
             return False
         if not tool._injected:
             return True
-        unvaried = sorted({i.key for i in tool._injected} - set(self.vary))
+        unvaried = sorted({i.key for i in tool._injected if not i.whole} - set(self.vary))
+        if any(i.whole for i in tool._injected):  # a framework's tool: any key at all
+            unvaried.append("* (all of them)")
         if unvaried:
             with self._lock:
                 first = tool.name not in self._warned
