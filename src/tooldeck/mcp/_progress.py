@@ -16,7 +16,9 @@ while one is being sent, a newer one pushing out the oldest, and reports go out 
 most every `_PROGRESS_SPACING` seconds (each notification costs the server's loop far
 more than a report costs the tool: sent back to back, they took the CPU the tool
 needed), so the client gets reports in order, a few dozen a second, and always the
-last of a burst. Logs are
+last of a burst. What goes out is what a client may receive: reports whose progress is
+no finite number or no more than the last one sent are dropped (the spec wants it to
+increase; JSON has no NaN), and messages are cut to `_MESSAGE_LIMIT`. Logs are
 each sent, in order (at most `_LOG_BACKLOG` waiting; past that the oldest are
 dropped). `Outbox.flush`, awaited when
 the call ends, sends what is still waiting before the result goes out; after it,
@@ -30,6 +32,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import math
 import threading
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -52,6 +55,7 @@ _LOG_BACKLOG = 1000  # log messages waiting to be sent, at most
 # is slow for a moment; a flood keeps only its newest (the last always among them).
 _PROGRESS_BACKLOG = 16
 _PROGRESS_SPACING = 0.01  # seconds between two progress notifications, at least
+_MESSAGE_LIMIT = 1000  # characters of a progress message sent, at most
 
 
 class Outbox(Generic[T]):
@@ -63,7 +67,7 @@ class Outbox(Generic[T]):
     """
 
     def __init__(
-        self, send: Callable[[T], Awaitable[None]], *, backlog: int, spacing: float = 0.0
+        self, send: Callable[[T], Awaitable[bool | None]], *, backlog: int, spacing: float = 0.0
     ) -> None:
         self._send_one = send
         self._spacing = spacing
@@ -121,7 +125,8 @@ class Outbox(Generic[T]):
                     self._sending = True
                 continue
             try:
-                await self._send_one(item)
+                if await self._send_one(item) is False:
+                    continue  # not sent (see `ServedProgress`): nothing to space
             except Exception:  # a client gone, a value that is no number: not the call's
                 logger.debug("sending a notification to an MCP client failed", exc_info=True)
             if self._spacing and not self._hurry.is_set():
@@ -149,10 +154,22 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
     """A served call's progress reports, to its client (coalesced)."""
 
     def __init__(self, context: Any) -> None:
-        async def send(report: tuple[Any, Any, Any]) -> None:
-            done, total, message = report
-            text = None if message is None else str(message)
-            await context.report_progress(done, total, text)
+        last = -math.inf
+
+        async def send(report: tuple[Any, Any, Any]) -> bool:
+            nonlocal last
+            done, total = float(report[0]), report[1]
+            # The MCP spec: "the progress value MUST increase with each notification";
+            # and JSON has no NaN or infinity (sent, they became `null`, which clients
+            # refuse as an invalid notification). Such a report is dropped, as is a total
+            # that is no finite number (the report goes without one).
+            if not (math.isfinite(done) and done > last):
+                return False
+            if total is not None and not math.isfinite(total := float(total)):
+                total = None
+            last = done
+            await context.report_progress(done, total, _text(report[2]))
+            return True
 
         super().__init__(send, backlog=_PROGRESS_BACKLOG, spacing=_PROGRESS_SPACING)
         self.reporter = Progress(self._report)
@@ -164,6 +181,15 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
         self._waiting.append((done, total, message))
         if not self._sending:
             self._wake()
+
+
+def _text(message: Any) -> str | None:
+    """A report's message as sent: text, at most `_MESSAGE_LIMIT` characters (a tool
+    passing a whole log as its message would send it dozens of times a second)."""
+    if message is None:
+        return None
+    text = str(message)
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
 
 
 def served_reporter(tool: Tool[..., Any]) -> ServedProgress | None:
