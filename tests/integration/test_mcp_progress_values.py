@@ -6,6 +6,7 @@ directly, over HTTP, and through a gateway whose remote sends such values."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
@@ -83,3 +84,63 @@ async def test_a_gateway_passes_on_only_what_a_client_may_receive() -> None:
             assert await received(client) == RECEIVED
     finally:
         await gateway.aclose()
+
+
+@pytest.mark.timeout(30)
+async def test_a_cancelled_calls_abandoned_thread_sends_its_client_nothing_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found in review: the cancelled call's flush was itself cancelled (the request's
+    scope cancels every await in it), so its outbox never ended, and the sync tool's
+    abandoned thread went on sending notifications, unspaced, for a request that was
+    over (the client drops them: the server's loop spent itself on them). Counted where
+    the server sends them (fastmcp's ``Context.report_progress``), by reports, not time."""
+    import asyncio
+    import threading
+    import time
+
+    from fastmcp import Client
+    from fastmcp.server.context import Context
+
+    sent: list[float] = []
+    report_progress = Context.report_progress
+
+    async def counted(self: Any, progress: float, *args: Any, **kwargs: Any) -> None:
+        sent.append(progress)
+        await report_progress(self, progress, *args, **kwargs)
+
+    monkeypatch.setattr(Context, "report_progress", counted)
+    started, release = threading.Event(), threading.Event()
+    made = [0]
+    registry = ToolRegistry()
+
+    @registry.tool
+    def busy(progress: Progress) -> str:
+        """Report until released (bounded: 20 s)."""
+        started.set()
+        deadline = time.monotonic() + 20
+        while not release.is_set() and time.monotonic() < deadline:
+            made[0] += 1
+            progress(made[0])
+            time.sleep(0.0005)
+        return "released"
+
+    async def reports_made_reach(count: int) -> None:
+        while made[0] < count:
+            await asyncio.sleep(0.005)
+
+    try:
+        async with Client(registry.as_mcp_server()) as client:
+            call = asyncio.ensure_future(client.call_tool("busy", {}, progress_handler=Seen()))
+            assert await asyncio.to_thread(started.wait, 10)
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            await client.list_tools()  # the cancellation was read before this answer
+            await reports_made_reach(made[0] + 20)  # the call's flush has ended by now
+            before = len(sent)
+            await reports_made_reach(made[0] + 500)  # the abandoned thread reports on
+            await client.list_tools()
+            assert len(sent) - before <= 1, f"{len(sent) - before} sent after the cancel"
+    finally:
+        release.set()

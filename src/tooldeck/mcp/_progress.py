@@ -109,7 +109,7 @@ class Outbox(Generic[T]):
 
     async def _send(self) -> None:
         waiting = self._waiting
-        while True:
+        while not self._ended:
             try:
                 item = waiting.popleft()
             except IndexError:
@@ -137,15 +137,25 @@ class Outbox(Generic[T]):
         """Send what is still waiting, then drop anything later (the call has ended)."""
         deadline = self._loop.time() + _FLUSH_BOUND
         self._hurry.set()
-        while self._loop.time() < deadline:
-            with self._lock:
-                if not self._sending:
-                    break
-            sender = self._sender
-            if sender is not None and not sender.done():
-                await asyncio.wait([sender], timeout=deadline - self._loop.time())
-            else:
-                await asyncio.sleep(0)  # scheduled from another thread: let it start
+        try:
+            while self._loop.time() < deadline:
+                with self._lock:
+                    if not self._sending:
+                        break
+                sender = self._sender
+                if sender is not None and not sender.done():
+                    await asyncio.wait([sender], timeout=deadline - self._loop.time())
+                else:
+                    await asyncio.sleep(0)  # scheduled from another thread: let it start
+        finally:
+            # Also when the flush itself is cancelled: a cancelled request's scope (anyio)
+            # cancels every await in it, so a cancelled call's flush never got here, and
+            # a sync tool's abandoned thread went on sending its client notifications —
+            # unspaced, `_hurry` being set — for a request that was over.
+            self.end()
+
+    def end(self) -> None:
+        """Drop anything put from now on, and stop the sender (the call has ended)."""
         with self._lock:
             self._ended = True
 
@@ -265,6 +275,10 @@ async def notes_to_client(tool: Tool[..., Any]) -> AsyncIterator[ServedProgress 
         yield progress
     finally:
         LOG_SINK.reset(token)
-        for outbox in (progress, logs):
-            if outbox is not None:
+        outboxes = [outbox for outbox in (progress, logs) if outbox is not None]
+        try:
+            for outbox in outboxes:
                 await outbox.flush()
+        finally:  # cancelled during the first flush: the others end too
+            for outbox in outboxes:
+                outbox.end()
