@@ -19,7 +19,7 @@ from tooldeck._tool import Tool
 from tooldeck.search._defer import SEARCH_DESCRIPTION, SEARCH_TOOLS, defer_key, deferred_names
 
 from ._extra import logger
-from ._provider import RegistryProvider, served_tool
+from ._provider import RegistryProvider, served_tool, server_version
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -51,7 +51,7 @@ def new_deferring_server(
             "of that name, which would hide yours; rename yours"
         )
     provider = DeferringProvider(registry, tags, match, context, key)
-    return FastMCP(name, providers=[provider], dereference_schemas=False)
+    return FastMCP(name, version=server_version(), providers=[provider], dereference_schemas=False)
 
 
 class DeferringProvider(RegistryProvider):
