@@ -108,3 +108,18 @@ async def test_served_with_defer_too_what_is_served_is_what_is_exported() -> Non
         served = listed(await client.list_tools())
     assert served == registry.export("mcp", defer=["plain"])
     assert [t["name"] for t in served] == ["add", "search_tools"]
+
+
+async def test_served_with_defer_of_a_tag_no_tool_carries_the_listing_is_plain() -> None:
+    """As the export: nothing deferred, no ``search_tools``, until a tool is deferred."""
+    from fastmcp import Client
+
+    registry = local()
+    async with Client(registry.as_mcp_server(defer="later")) as client:
+        assert listed(await client.list_tools()) == registry.export("mcp", defer="later")
+        assert [t.name for t in await client.list_tools()] == ["add", "plain"]
+        registry.tag("plain", "later")
+        assert listed(await client.list_tools()) == registry.export("mcp", defer="later")
+        assert [t.name for t in await client.list_tools()] == ["add", "search_tools"]
+        found = await client.call_tool("search_tools", {"query": "title made up"})
+        assert "- plain" in found.content[0].text

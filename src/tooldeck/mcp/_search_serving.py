@@ -93,8 +93,11 @@ class DeferringProvider(RegistryProvider):
 
     async def _list_tools(self) -> list[Any]:
         deferred = self._deferred()
+        served = await super()._list_tools()
+        if not any(tool.name in deferred for tool in served):
+            return served  # nothing deferred (yet): the plain listing, as the export is
         listed = []
-        for tool in await super()._list_tools():
+        for tool in served:
             if tool.name == SEARCH_TOOLS:  # registered after the server was made
                 logger.warning(
                     "a tool named %r is hidden by the served tool search (defer=): rename it",
@@ -105,9 +108,15 @@ class DeferringProvider(RegistryProvider):
         return [*listed, self._search_tool]
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:
-        if name == SEARCH_TOOLS:
+        if name == SEARCH_TOOLS and self._searching():
             return self._search_tool
         return await super()._get_tool(name, version)
+
+    def _searching(self) -> bool:
+        """Whether ``search_tools`` is served: some tool served is deferred."""
+        served = self._registry.list_tools(tags=self._tags, match=self._match)
+        deferred = self._deferred()
+        return any(name in deferred for name in served)
 
 
 def _search_tool(find: Any) -> Any:
