@@ -144,3 +144,55 @@ async def test_a_cancelled_calls_abandoned_thread_sends_its_client_nothing_more(
             assert len(sent) - before <= 1, f"{len(sent) - before} sent after the cancel"
     finally:
         release.set()
+
+
+class Recorded:
+    """Where a served call's reports go (fastmcp's ``Context``, at the wire's edge)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, Any, Any]] = []
+
+    async def report_progress(self, done: float, total: Any, message: Any) -> None:
+        self.sent.append((done, total, message))
+
+
+def _increasing(reports: list[tuple[Any, Any, Any]]) -> list[float]:
+    kept, last = [], -math.inf
+    for done, _, _ in reports:
+        if math.isfinite(done) and done > last:
+            kept.append(float(done))
+            last = done
+    return kept
+
+
+def _reports() -> Any:
+    from hypothesis import strategies as st
+
+    number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 50))
+    report = st.tuples(number, st.one_of(st.none(), number), st.none())
+    return st.lists(report, max_size=16)  # within the backlog: nothing coalesced
+
+
+def test_whatever_a_tool_reports_what_is_sent_is_finite_and_increasing() -> None:
+    import asyncio
+
+    from hypothesis import given, settings
+
+    from tooldeck.mcp._progress import ServedProgress
+
+    @settings(max_examples=60, deadline=None)
+    @given(reports=_reports())
+    def check(reports: list[tuple[Any, Any, Any]]) -> None:
+        async def serve() -> list[tuple[float, Any, Any]]:
+            context = Recorded()
+            outbox = ServedProgress(context)
+            for report in reports:
+                outbox.reporter(*report)
+            await outbox.flush()
+            return context.sent
+
+        sent = asyncio.run(serve())
+        assert [done for done, _, _ in sent] == _increasing(reports)
+        assert all(total is None or math.isfinite(total) for _, total, _ in sent)
+
+    check()
