@@ -28,7 +28,7 @@ class Server:
         self.sent.append(method)
         if method == "tools/call":
             await self.answer.wait()
-            return {"task": {"taskId": "t-1", "status": "working"}}
+            return {"task": {"taskId": "t-1", "status": "working", "pollInterval": 50}}
         if method == "tasks/cancel":
             assert request.params.task_id == "t-1"
             self.cancelled.set()
