@@ -328,7 +328,8 @@ class BaseRegistry(RegistryBridges, Turns):
         `run_tool_calls` does; ``.loaded`` lists what has been found.
 
         Raises:
-            ValueError: an unknown format, ``k`` below 1, or nothing to defer.
+            ValueError: an unknown format, ``k`` below 1, nothing to defer, or an enabled
+                tool named ``search_tools`` (it would clash with the helper's).
             TypeError: ``defer`` is none of its forms.
             ToolNotFoundError: ``defer`` names a tool that is not registered.
         """

@@ -93,3 +93,33 @@ async def test_server_info_names_the_registry_and_tooldecks_version() -> None:
             info = client.server_info
             assert info is not None
             assert (info.name, info.version) == (name, version)
+
+
+async def test_served_with_defer_too_what_is_served_is_what_is_exported() -> None:
+    """Found in review: a server made with ``defer=`` named fastmcp's version, not
+    tooldeck's; and its listing is ``export("mcp", defer=...)``, ``search_tools`` included."""
+    from fastmcp import Client
+
+    registry = local()
+    async with Client(registry.as_mcp_server(name="team", defer=["plain"])) as client:
+        info = client.server_info
+        assert info is not None
+        assert (info.name, info.version) == ("team", importlib.metadata.version("tooldeck"))
+        served = listed(await client.list_tools())
+    assert served == registry.export("mcp", defer=["plain"])
+    assert [t["name"] for t in served] == ["add", "search_tools"]
+
+
+async def test_served_with_defer_of_a_tag_no_tool_carries_the_listing_is_plain() -> None:
+    """As the export: nothing deferred, no ``search_tools``, until a tool is deferred."""
+    from fastmcp import Client
+
+    registry = local()
+    async with Client(registry.as_mcp_server(defer="later")) as client:
+        assert listed(await client.list_tools()) == registry.export("mcp", defer="later")
+        assert [t.name for t in await client.list_tools()] == ["add", "plain"]
+        registry.tag("plain", "later")
+        assert listed(await client.list_tools()) == registry.export("mcp", defer="later")
+        assert [t.name for t in await client.list_tools()] == ["add", "search_tools"]
+        found = await client.call_tool("search_tools", {"query": "title made up"})
+        assert "- plain" in found.content[0].text

@@ -191,3 +191,42 @@ async def test_an_async_callback_runs_on_the_loop_of_an_async_tool() -> None:
         await asyncio.to_thread(registry.call_tool, "steps", {"n": 2}, context={"progress": record})
         == 2
     )
+
+
+@pytest.mark.timeout(30)
+async def test_a_flood_to_an_async_callback_is_awaited_one_at_a_time_in_order() -> None:
+    """Found in review: each report to an async callback was a task of its own (100,000
+    tasks alive at once, the callback running concurrently with itself). Now one sender
+    awaits it report by report, the newest kept when they come faster, the last always."""
+    from tooldeck._progress import _PENDING
+
+    registry = ToolRegistry()
+    flood = 100_000
+
+    @registry.tool
+    async def burst(progress: Progress) -> int:
+        """Report far faster than the callback takes reports."""
+        for i in range(1, flood + 1):
+            progress(i, flood)
+        return flood
+
+    seen: list[float] = []
+    running = [0, 0]  # now, most at once
+    last = asyncio.Event()
+
+    class Slow:  # an object with an async __call__ counts as an async callback too
+        async def __call__(self, done: float, total: Any, message: Any) -> None:
+            running[0] += 1
+            running[1] = max(running)
+            await asyncio.sleep(0)
+            running[0] -= 1
+            seen.append(done)
+            if done == flood:
+                last.set()
+
+    assert await registry.async_call_tool("burst", {}, context={"progress": Slow()}) == flood
+    assert len(_PENDING) <= 1  # one sender, not a task per report
+    await asyncio.wait_for(last.wait(), 10)
+    assert running[1] == 1
+    assert seen == sorted(seen) and seen[-1] == flood
+    assert len(seen) <= 17  # the backlog, and the one being awaited

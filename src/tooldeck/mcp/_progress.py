@@ -16,7 +16,9 @@ while one is being sent, a newer one pushing out the oldest, and reports go out 
 most every `_PROGRESS_SPACING` seconds (each notification costs the server's loop far
 more than a report costs the tool: sent back to back, they took the CPU the tool
 needed), so the client gets reports in order, a few dozen a second, and always the
-last of a burst. Logs are
+last of a burst. What goes out is what a client may receive: reports whose progress is
+no finite number or no more than the last one sent are dropped (the spec wants it to
+increase; JSON has no NaN), and messages are cut to `_MESSAGE_LIMIT`. Logs are
 each sent, in order (at most `_LOG_BACKLOG` waiting; past that the oldest are
 dropped). `Outbox.flush`, awaited when
 the call ends, sends what is still waiting before the result goes out; after it,
@@ -30,6 +32,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import math
 import threading
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -52,6 +55,7 @@ _LOG_BACKLOG = 1000  # log messages waiting to be sent, at most
 # is slow for a moment; a flood keeps only its newest (the last always among them).
 _PROGRESS_BACKLOG = 16
 _PROGRESS_SPACING = 0.01  # seconds between two progress notifications, at least
+_MESSAGE_LIMIT = 1000  # characters of a progress message sent, at most
 
 
 class Outbox(Generic[T]):
@@ -63,7 +67,7 @@ class Outbox(Generic[T]):
     """
 
     def __init__(
-        self, send: Callable[[T], Awaitable[None]], *, backlog: int, spacing: float = 0.0
+        self, send: Callable[[T], Awaitable[bool | None]], *, backlog: int, spacing: float = 0.0
     ) -> None:
         self._send_one = send
         self._spacing = spacing
@@ -105,7 +109,7 @@ class Outbox(Generic[T]):
 
     async def _send(self) -> None:
         waiting = self._waiting
-        while True:
+        while not self._ended:
             try:
                 item = waiting.popleft()
             except IndexError:
@@ -121,7 +125,8 @@ class Outbox(Generic[T]):
                     self._sending = True
                 continue
             try:
-                await self._send_one(item)
+                if await self._send_one(item) is False:
+                    continue  # not sent (see `ServedProgress`): nothing to space
             except Exception:  # a client gone, a value that is no number: not the call's
                 logger.debug("sending a notification to an MCP client failed", exc_info=True)
             if self._spacing and not self._hurry.is_set():
@@ -132,15 +137,25 @@ class Outbox(Generic[T]):
         """Send what is still waiting, then drop anything later (the call has ended)."""
         deadline = self._loop.time() + _FLUSH_BOUND
         self._hurry.set()
-        while self._loop.time() < deadline:
-            with self._lock:
-                if not self._sending:
-                    break
-            sender = self._sender
-            if sender is not None and not sender.done():
-                await asyncio.wait([sender], timeout=deadline - self._loop.time())
-            else:
-                await asyncio.sleep(0)  # scheduled from another thread: let it start
+        try:
+            while self._loop.time() < deadline:
+                with self._lock:
+                    if not self._sending:
+                        break
+                sender = self._sender
+                if sender is not None and not sender.done():
+                    await asyncio.wait([sender], timeout=deadline - self._loop.time())
+                else:
+                    await asyncio.sleep(0)  # scheduled from another thread: let it start
+        finally:
+            # Also when the flush itself is cancelled: a cancelled request's scope (anyio)
+            # cancels every await in it, so a cancelled call's flush never got here, and
+            # a sync tool's abandoned thread went on sending its client notifications —
+            # unspaced, `_hurry` being set — for a request that was over.
+            self.end()
+
+    def end(self) -> None:
+        """Drop anything put from now on, and stop the sender (the call has ended)."""
         with self._lock:
             self._ended = True
 
@@ -149,10 +164,22 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
     """A served call's progress reports, to its client (coalesced)."""
 
     def __init__(self, context: Any) -> None:
-        async def send(report: tuple[Any, Any, Any]) -> None:
-            done, total, message = report
-            text = None if message is None else str(message)
-            await context.report_progress(done, total, text)
+        last = -math.inf
+
+        async def send(report: tuple[Any, Any, Any]) -> bool:
+            nonlocal last
+            done, total = float(report[0]), report[1]
+            # The MCP spec: "the progress value MUST increase with each notification";
+            # and JSON has no NaN or infinity (sent, they became `null`, which clients
+            # refuse as an invalid notification). Such a report is dropped, as is a total
+            # that is no finite number (the report goes without one).
+            if not (math.isfinite(done) and done > last):
+                return False
+            if total is not None and not math.isfinite(total := float(total)):
+                total = None
+            last = done
+            await context.report_progress(done, total, _text(report[2]))
+            return True
 
         super().__init__(send, backlog=_PROGRESS_BACKLOG, spacing=_PROGRESS_SPACING)
         self.reporter = Progress(self._report)
@@ -164,6 +191,15 @@ class ServedProgress(Outbox[tuple[Any, Any, Any]]):
         self._waiting.append((done, total, message))
         if not self._sending:
             self._wake()
+
+
+def _text(message: Any) -> str | None:
+    """A report's message as sent: text, at most `_MESSAGE_LIMIT` characters (a tool
+    passing a whole log as its message would send it dozens of times a second)."""
+    if message is None:
+        return None
+    text = str(message)
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
 
 
 def served_reporter(tool: Tool[..., Any]) -> ServedProgress | None:
@@ -239,6 +275,10 @@ async def notes_to_client(tool: Tool[..., Any]) -> AsyncIterator[ServedProgress 
         yield progress
     finally:
         LOG_SINK.reset(token)
-        for outbox in (progress, logs):
-            if outbox is not None:
+        outboxes = [outbox for outbox in (progress, logs) if outbox is not None]
+        try:
+            for outbox in outboxes:
                 await outbox.flush()
+        finally:  # cancelled during the first flush: the others end too
+            for outbox in outboxes:
+                outbox.end()

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from tooldeck._base_registry import BaseRegistry as ToolRegistry
 
-__all__ = ["RegistryProvider", "ServedTool", "new_server"]
+__all__ = ["RegistryProvider", "ServedTool", "new_server", "server_version"]
 
 Problems = Callable[[Any], list[str]]
 _SERVED = (None, None, "mcp")  # a served call's origin, as middleware sees it
@@ -77,11 +77,11 @@ def new_server(
     # dereference_schemas=False: serve the schemas as exported, `$defs` and all.
     provider = RegistryProvider(registry, tags, match, context)
     # serverInfo names the registry and tooldeck's version (not fastmcp's, its default).
-    return FastMCP(name, version=_version(), providers=[provider], dereference_schemas=False)
+    return FastMCP(name, version=server_version(), providers=[provider], dereference_schemas=False)
 
 
 @functools.cache
-def _version() -> str:
+def server_version() -> str:
     try:
         return importlib.metadata.version("tooldeck")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, uninstalled

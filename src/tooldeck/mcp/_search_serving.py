@@ -18,7 +18,8 @@ from fastmcp import FastMCP
 from tooldeck._tool import Tool
 from tooldeck.search._defer import SEARCH_DESCRIPTION, SEARCH_TOOLS, defer_key, deferred_names
 
-from ._provider import RegistryProvider, served_tool
+from ._extra import logger
+from ._provider import RegistryProvider, served_tool, server_version
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,8 +45,13 @@ def new_deferring_server(
         raise ValueError("defer= needs tools to defer: True, a tag or names")
     with registry._catalog.lock:
         deferred_names(registry._catalog, key)  # an unknown name is refused now
+    if SEARCH_TOOLS in registry.list_tools(tags=tags, match=match):
+        raise ValueError(
+            f"a tool is named {SEARCH_TOOLS!r}: served with defer=, the server lists a tool "
+            "of that name, which would hide yours; rename yours"
+        )
     provider = DeferringProvider(registry, tags, match, context, key)
-    return FastMCP(name, providers=[provider], dereference_schemas=False)
+    return FastMCP(name, version=server_version(), providers=[provider], dereference_schemas=False)
 
 
 class DeferringProvider(RegistryProvider):
@@ -66,7 +72,9 @@ class DeferringProvider(RegistryProvider):
     def _deferred(self) -> set[str]:
         catalog = self._registry._catalog
         with catalog.lock:
-            return deferred_names(catalog, self._key)
+            # Names checked when the server was made: one unregistered since is skipped,
+            # not a failure of every listing and search.
+            return deferred_names(catalog, self._key, known=False)
 
     def _find(self, query: str) -> str:
         deferred = self._deferred()
@@ -85,17 +93,30 @@ class DeferringProvider(RegistryProvider):
 
     async def _list_tools(self) -> list[Any]:
         deferred = self._deferred()
-        listed = [
-            tool
-            for tool in await super()._list_tools()
-            if tool.name not in deferred and tool.name != SEARCH_TOOLS
-        ]
+        served = await super()._list_tools()
+        if not any(tool.name in deferred for tool in served):
+            return served  # nothing deferred (yet): the plain listing, as the export is
+        listed = []
+        for tool in served:
+            if tool.name == SEARCH_TOOLS:  # registered after the server was made
+                logger.warning(
+                    "a tool named %r is hidden by the served tool search (defer=): rename it",
+                    SEARCH_TOOLS,
+                )
+            elif tool.name not in deferred:
+                listed.append(tool)
         return [*listed, self._search_tool]
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:
-        if name == SEARCH_TOOLS:
+        if name == SEARCH_TOOLS and self._searching():
             return self._search_tool
         return await super()._get_tool(name, version)
+
+    def _searching(self) -> bool:
+        """Whether ``search_tools`` is served: some tool served is deferred."""
+        served = self._registry.list_tools(tags=self._tags, match=self._match)
+        deferred = self._deferred()
+        return any(name in deferred for name in served)
 
 
 def _search_tool(find: Any) -> Any:

@@ -63,7 +63,8 @@ def as_mcp_server(
 
     ``defer`` (``True``, a tag, or a list of names) leaves those tools out of
     ``tools/list`` and lists a ``search_tools(query)`` tool that finds them; a client
-    calls a found tool by its name.
+    calls a found tool by its name. A served tool of the registry's own named
+    ``search_tools`` is then refused (``ValueError``), as ``export(..., defer=)`` refuses it.
     """
     require_fastmcp()
     from ._provider import new_server

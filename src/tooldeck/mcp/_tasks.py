@@ -53,7 +53,15 @@ async def call_as_task(
     params = types.CallToolRequestParams(
         name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl)
     )
-    created = await session.raw_request(types.CallToolRequest(params=params))
+    # Shielded: a call cancelled (or out of time) while the server creates the task would
+    # drop the answer carrying its id, and the task would run on with nobody to stop it
+    # (a tools/call's cancellation does not reach a task the server made of it).
+    creating = asyncio.ensure_future(session.raw_request(types.CallToolRequest(params=params)))
+    try:
+        created = await asyncio.shield(creating)
+    except BaseException:
+        creating.add_done_callback(lambda done: _cancel_created(session, done))
+        raise
     task = created.get("task")
     if not isinstance(task, Mapping) or not isinstance(task.get("taskId"), str):
         return _result(created)  # the server ran it at once after all
@@ -82,6 +90,15 @@ def _interval(poll_ms: Any) -> float:
     if isinstance(poll_ms, bool) or not isinstance(poll_ms, (int, float)):
         return high
     return min(max(poll_ms / 1000, low), high)
+
+
+def _cancel_created(session: GatewaySession, creating: asyncio.Future[dict[str, Any]]) -> None:
+    """Once the answer of a ``tools/call`` whose caller has gone comes: cancel its task."""
+    if creating.cancelled() or creating.exception() is not None:
+        return
+    task = creating.result().get("task")
+    if isinstance(task, Mapping) and isinstance(task.get("taskId"), str):
+        _loop.spawn(_cancel(session, task["taskId"]))
 
 
 async def _cancel(session: GatewaySession, task_id: str) -> None:

@@ -106,17 +106,23 @@ def defer_key(defer: Defer) -> tuple[Any, ...] | None:
     return ("names", *sorted(set(names)))
 
 
-def deferred_names(catalog: Catalog, key: tuple[Any, ...]) -> set[str]:
+def deferred_names(catalog: Catalog, key: tuple[Any, ...], *, known: bool = True) -> set[str]:
     """The names ``key`` (from `defer_key`) defers in ``catalog``.
 
+    ``known=False``: a listed name no longer registered is skipped, not refused. A
+    conversation's helper or a server checks its names once, when made; a tool
+    unregistered afterwards must not take its whole listing down with it.
+
     Raises:
-        ToolNotFoundError: a listed name is not registered.
+        ToolNotFoundError: a listed name is not registered (unless ``known=False``).
     """
     kind, *rest = key
     if kind == "all":
         return set(catalog.tools)
     if kind == "tag":
         return {tool.name for tool in catalog.select(rest[0], "any")}
+    if not known:
+        return {name for name in rest if name in catalog.tools}
     for name in rest:
         catalog.require(name)
     return set(rest)

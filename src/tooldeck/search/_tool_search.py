@@ -62,7 +62,9 @@ class ToolSearch:
         self._k = k
         self._loaded: dict[str, None] = {}
         self._lock = threading.Lock()
-        deferred_names(catalog, key)  # an unknown name is refused now, not mid-conversation
+        with catalog.lock:
+            deferred_names(catalog, key)  # an unknown name is refused now, not mid-conversation
+            _refuse_own_search_tools(catalog)
 
     @property
     def format(self) -> str:
@@ -80,10 +82,9 @@ class ToolSearch:
         tool found so far (still registered and enabled), in the helper's format."""
         fmt = self._format
         with self._catalog.lock:
-            deferred = deferred_names(self._catalog, self._defer)
+            _refuse_own_search_tools(self._catalog)
+            deferred = deferred_names(self._catalog, self._defer, known=False)
             kept = [t for t in self._catalog.select(None, "any") if t.name not in deferred]
-            if any(t.name == SEARCH_TOOLS for t in kept):
-                raise ValueError(f"a tool is named {SEARCH_TOOLS!r}: rename it to use tool_search")
             found = [self._catalog.get(name) for name in self.loaded]
             shown = [t for t in found if t is not None and t.enabled and t.name in deferred]
         return [t.export(fmt) for t in (*kept, search_tool(), *shown)]
@@ -91,7 +92,8 @@ class ToolSearch:
     def find(self, query: str) -> list[Tool[..., Any]]:
         """The deferred tools best matching ``query`` (at most ``k``); they are loaded."""
         with self._catalog.lock:
-            deferred = deferred_names(self._catalog, self._defer)
+            deferred = deferred_names(self._catalog, self._defer, known=False)
+            deferred.discard(SEARCH_TOOLS)  # registered since (`tools` refuses it): never found
             extra = len(self._catalog.tools) - len(deferred)
         if self._defer[0] == "tag":  # the index keeps to the tag: no more than k asked
             found = self._search(query, self._k, self._defer[1])
@@ -205,6 +207,15 @@ class ToolSearch:
             for _, name, arguments in calls
         ]
         return PROVIDERS[self._format].write(calls, results, media == "native")
+
+
+def _refuse_own_search_tools(catalog: Catalog) -> None:
+    """A tool of the program's own named ``search_tools``, deferred or not, would sit
+    beside the helper's (two tools of one name in a request) or be found by it and
+    shadowed: refused, as `export(..., defer=)` refuses it."""
+    tool = catalog.tools.get(SEARCH_TOOLS)
+    if tool is not None and tool.enabled:
+        raise ValueError(f"a tool is named {SEARCH_TOOLS!r}: rename it to use tool_search")
 
 
 def _query_of(arguments: Any) -> str | None:
