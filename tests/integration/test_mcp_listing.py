@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 import sys
 import textwrap
 import warnings
@@ -23,6 +22,7 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.server import create_proxy
 from mcp_types import ToolAnnotations
 
+from forkserver import ForkServer
 from tooldeck import ToolRegistry
 from tooldeck.errors import ToolDefinitionError
 
@@ -278,7 +278,9 @@ def test_remote_logs_and_progress_go_to_the_tooldeck_mcp_logger(
 
 
 @pytest.mark.parametrize("given", ["a transport", "a fastmcp Client"])
-def test_remote_logs_never_reach_the_importing_programs_output(tmp_path: Path, given: str) -> None:
+def test_remote_logs_never_reach_the_importing_programs_output(
+    tmp_path: Path, given: str, server_forks: ForkServer
+) -> None:
     # A Client given as the transport kept fastmcp's default handler, which prints.
     path = tmp_path / "chatty.json"
     path.write_text(json.dumps([{"name": "chatty", "inputSchema": OBJECT}]))
@@ -296,10 +298,10 @@ def test_remote_logs_never_reach_the_importing_programs_output(tmp_path: Path, g
             print(registry.call_tool("chatty")["name"])
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "chatty\n"
-    assert "from chatty" not in done.stderr
-    assert "progress" not in done.stderr
+    # A program of its own (forked from one that imported fastmcp: what it prints is its).
+    done = server_forks.run(code=code, timeout=60)
+    stdout, stderr = done.stdout.decode(), done.stderr.decode(errors="replace")
+    assert done.returncode == 0, stderr
+    assert stdout == "chatty\n"
+    assert "from chatty" not in stderr
+    assert "progress" not in stderr
