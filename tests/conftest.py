@@ -15,17 +15,13 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from forkserver import ForkServer
+from forkserver import SERVING, ForkServer
 from tooldeck import ToolRegistry
 
 MIN_EXAMPLES = 10
 
 # What serving a registry over HTTP imports: a server forked after these listens for
 # ~0.3 CPU-s instead of a new interpreter's ~2.
-SERVING = (
-    "import tooldeck.mcp, fastmcp, fastmcp.server.http, httpx, starlette.applications, "
-    "uvicorn, mcp.server.streamable_http_manager"
-)
 
 
 @pytest.fixture

@@ -42,6 +42,11 @@ import json as _json, os as _os, sys as _sys, threading as _threading
 _request_fd, _reply_fd = _os.dup(0), _os.dup(1)
 _os.dup2(2, 1)  # what the preload prints goes to the server's log, not into its answers
 exec(compile(_sys.argv[1], "<preload>", "exec"))
+# What the preload made is never collected: a child's garbage collections skip it, and
+# so do not touch (and copy) every page the server holds.
+import gc as _gc
+
+_gc.freeze()
 
 
 def _requests():
@@ -175,6 +180,13 @@ class ForkServer:
         self._send(script=str(script), argv=args, env=env, background=True)
         return ForkedProcess(self, int(self._reply(timeout=60)))
 
+    def start_module(
+        self, module: str, *args: str, env: Mapping[str, str] | None = None
+    ) -> ForkedProcess:
+        """Start ``python -m MODULE ARGS`` in a child, in the background, as `start` does."""
+        self._send(module=module, argv=args, env=env, background=True)
+        return ForkedProcess(self, int(self._reply(timeout=60)))
+
     def poll(self, pid: int) -> int | None:
         """The exit status of a child started in the background, or None if it runs."""
         self._write({"poll": pid})
@@ -243,6 +255,13 @@ class ForkServer:
         self._process.stdout.close()
         self._log.close()
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+# A preload for servers: tooldeck's MCP side and the HTTP stack under it.
+SERVING = (
+    "import tooldeck.mcp, fastmcp, fastmcp.server.http, httpx, starlette.applications, "
+    "uvicorn, mcp.server.streamable_http_manager"
+)
 
 
 class ForkedProcess:

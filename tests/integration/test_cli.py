@@ -32,7 +32,7 @@ import anyio
 import httpx
 import pytest
 
-from forkserver import ForkServer
+from forkserver import SERVING, ForkedProcess, ForkServer
 from mcp_probe import INITIALIZE
 from tooldeck import ToolRegistry
 from tooldeck.tools.weather import get_weather
@@ -67,14 +67,28 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-_servers: list[ForkServer] = []
+_servers: dict[bool, ForkServer] = {}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _fork_server() -> Iterator[None]:
     yield
     while _servers:
-        _servers.pop().close()
+        _servers.popitem()[1].close()
+
+
+def _forks(serving: bool) -> ForkServer:
+    """The fork server for a command: one that imported the command line, and one that
+    also imported the HTTP stack (uvicorn, fastmcp) for a server in the background."""
+    if serving not in _servers:
+        preload = "import tooldeck.cli" + (f"\n{SERVING}" if serving else "")
+        _servers[serving] = ForkServer(preload, env=cli_env())
+    return _servers[serving]
+
+
+def serve_in_background(*args: str, **env: str) -> ForkedProcess:
+    """``python -m tooldeck serve ARGS`` in a process of its own, in the background."""
+    return _forks(serving=True).start_module("tooldeck", "serve", *args, env=env)
 
 
 def tooldeck(*args: str, cwd: Path | None = None, **env: str) -> Run:
@@ -85,9 +99,7 @@ def tooldeck(*args: str, cwd: Path | None = None, **env: str) -> Run:
     own (read at an interpreter's start), a new interpreter."""
     if cwd is not None or any(name.startswith("PYTHON") for name in env):
         return tooldeck_process(*args, cwd=cwd, **env)
-    if not _servers:
-        _servers.append(ForkServer("import tooldeck.cli", env=cli_env()))
-    done = _servers[0].run(module="tooldeck", argv=args, env=env, timeout=TIMEOUT)
+    done = _forks(serving=False).run(module="tooldeck", argv=args, env=env, timeout=TIMEOUT)
     return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
 
 
@@ -518,7 +530,7 @@ def _free_port() -> int:
         return port
 
 
-async def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
+async def _wait_for_port(port: int, process: ForkedProcess) -> None:
     for _ in range(int(TIMEOUT / 0.1)):
         if process.poll() is not None:
             raise AssertionError(f"tooldeck serve exited with {process.returncode}")
@@ -537,14 +549,9 @@ async def test_serve_over_http_with_a_token_and_tags() -> None:
     from fastmcp import Client
 
     port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "tooldeck", "serve", "--transport", "http",
-            "--port", str(port), "--tag", "text", "--tools", "cli_tools",
-        ],
-        env=cli_env(TOOLDECK_MCP_TOKEN="s3cret"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    process = serve_in_background(
+        "--transport", "http", "--port", str(port), "--tag", "text", "--tools", "cli_tools",
+        TOOLDECK_MCP_TOKEN="s3cret",
     )  # fmt: skip
     try:
         await _wait_for_port(port, process)
@@ -692,14 +699,9 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
     from fastmcp.client.transports import StreamableHttpTransport
 
     port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "tooldeck", *HTTP, "--port", str(port), "--stateless",
-            "--token", "alice=t-alice", "--token", "bob=t-bob", "--allow-host", "tools.example",
-        ],
-        env=cli_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    process = serve_in_background(
+        *HTTP[1:], "--port", str(port), "--stateless",
+        "--token", "alice=t-alice", "--token", "bob=t-bob", "--allow-host", "tools.example",
     )  # fmt: skip
     try:
         await _wait_for_port(port, process)
@@ -732,15 +734,9 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
 
 async def test_serve_caps_the_sessions_of_each_client() -> None:
     port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "tooldeck", *HTTP, "--port", str(port),
-            "--token", "alice=t-alice", "--token", "bob=t-bob",
-            "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
-        ],
-        env=cli_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    process = serve_in_background(
+        *HTTP[1:], "--port", str(port), "--token", "alice=t-alice", "--token", "bob=t-bob",
+        "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
     )  # fmt: skip
     try:
         await _wait_for_port(port, process)
