@@ -13,7 +13,7 @@ from typing import Any
 
 from tooldeck._result import clip
 
-from ._shared import Bridge, GivenContext, NeedsApproval
+from ._shared import Bridge, GivenContext, NeedsApproval, check_context
 
 __all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
 
@@ -55,6 +55,7 @@ class ToolBridges:
     __slots__ = ()
 
     def _bridge(self, context: GivenContext) -> Bridge:
+        check_context(context)
         tool: Any = self
         return Bridge(
             tool.name,
@@ -113,6 +114,7 @@ class RegistryBridges:
     """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
 
     def _bridges(self, tags: Any, match: Any, context: GivenContext) -> list[Bridge]:
+        check_context(context)
         registry: Any = self  # a registry: `_selected` gives its enabled tools with ``tags``
         bridges = []
         for tool in registry._selected(tags, match):

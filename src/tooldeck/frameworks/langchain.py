@@ -19,10 +19,12 @@ from tooldeck.errors import ToolDefinitionError
 from ._shared import (
     Bridge,
     Foreign,
+    NoContext,
     context_for,
     declined,
     from_parts,
     media_or,
+    no_context,
     parts_of,
     require,
     unapproved,
@@ -53,15 +55,7 @@ def to_tool(bridge: Bridge) -> Any:
     runtime_type = _tool_runtime()
     needs = bridge.needs_approval
 
-    def context(kwargs: dict[str, Any]) -> Any:
-        config = kwargs.pop(_CONFIG, None)
-        runtime = kwargs.pop(_RUNTIME, None)
-        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
-            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
-            runtime = None
-        given = runtime if runtime is not None else config
-        configurable = config.get("configurable") if isinstance(config, Mapping) else None
-        return context_for(bridge.context, given, getattr(runtime, "context", None), configurable)
+    context = _context_reader(bridge, runtime_type, tools.ToolException)
 
     def func(**kwargs: Any) -> Any:
         ctx = context(kwargs)
@@ -89,6 +83,28 @@ def to_tool(bridge: Bridge) -> Any:
         coroutine=coroutine,
         handle_tool_error=True,  # our ToolException: the model reads tooldeck's text
     )
+
+
+def _context_reader(bridge: Bridge, runtime_type: Any, refuse: type[Exception]) -> Any:
+    """Reads one call's context from the keyword arguments LangChain hands our function
+    (taking out the config and runtime it adds); a ``context=`` callable's failure is
+    the call's (``refuse``: LangChain's ``ToolException``, whose text the model reads)."""
+
+    def context(kwargs: dict[str, Any]) -> Any:
+        config = kwargs.pop(_CONFIG, None)
+        runtime = kwargs.pop(_RUNTIME, None)
+        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
+            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
+            runtime = None
+        given = runtime if runtime is not None else config
+        configurable = config.get("configurable") if isinstance(config, Mapping) else None
+        fallback = getattr(runtime, "context", None)
+        try:
+            return context_for(bridge.context, given, fallback, configurable)
+        except NoContext as exc:
+            raise refuse(no_context(bridge.name, exc)) from None
+
+    return context
 
 
 _TOOL_CLASS: list[Any] = []

@@ -13,7 +13,17 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
+from ._shared import (
+    Bridge,
+    Foreign,
+    NoContext,
+    context_for,
+    from_parts,
+    media_or,
+    no_context,
+    parts_of,
+    require,
+)
 
 __all__ = ["describe", "to_tool", "to_toolset"]
 
@@ -28,12 +38,18 @@ def to_tool(bridge: Bridge) -> Any:
     end the run."""
     pydantic_ai = require("pydantic_ai", EXTRA)
 
-    acall, given, needs = bridge.acall, bridge.context, bridge.needs_approval
+    acall, given, needs, name = bridge.acall, bridge.context, bridge.needs_approval, bridge.name
     approval_required = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
 
     async def run(arguments: Any, ctx: Any) -> Any:
         deps = ctx.deps  # (the usual case, a dict of deps, without a call)
-        context = deps if given is None and type(deps) is dict else context_for(given, ctx, deps)
+        if given is None and type(deps) is dict:
+            context = deps
+        else:
+            try:
+                context = context_for(given, ctx, deps)
+            except NoContext as exc:
+                return no_context(name, exc)
         if needs is not None and not ctx.tool_call_approved and needs(arguments, context):
             raise approval_required()  # Pydantic AI's own: the run defers the call
         # Agently's face: the value or the "Error: ..." text, which is what the model
