@@ -11,6 +11,7 @@ import asyncio
 from typing import Annotated, Any
 
 import pytest
+from framework_tools import PNG
 
 from tooldeck import Injected, ToolRegistry
 
@@ -72,3 +73,101 @@ def test_a_context_callable_that_fails_is_the_calls_failure(bridge: Any) -> None
     assert bridge(registry, lambda rc: {"user": "u-1"}) == "u-1 1"
     with pytest.raises(TypeError, match="context"):
         bridge(registry, ["not", "a", "mapping"])  # the developer's mistake: at conversion
+
+
+def _agent_returns(toolset: Any, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """A Pydantic AI run whose scripted model makes ``calls`` at once, then ends: what
+    each call's tool-return part held (the model's next request)."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    seen: list[Any] = []
+
+    def reply(messages: list[Any], info: Any) -> Any:
+        seen.append(list(messages))
+        if len(seen) == 1:
+            parts = [ToolCallPart(n, a, tool_call_id=f"c{i}") for i, (n, a) in enumerate(calls)]
+            return ModelResponse(parts=parts)
+        return ModelResponse(parts=[TextPart("done")])
+
+    assert Agent(FunctionModel(reply), toolsets=[toolset]).run_sync("x").output == "done"
+    return {
+        part.tool_call_id: part.content
+        for message in seen[1]
+        for part in message.parts
+        if part.part_kind == "tool-return"
+    }
+
+
+def test_a_value_pydantic_ai_cannot_serialise_is_tooldecks_text() -> None:
+    """Pydantic AI serialises a tool's value for its model and raises out of the run on
+    what it cannot (an object, inside a dict too); a generator would sit in the message
+    history unread. The bridge hands those as tooldeck's text, as the other bridges do;
+    a value Pydantic AI takes (a model, a set) stays itself."""
+    from pydantic import BaseModel
+
+    class Point(BaseModel):
+        x: int
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<opaque>"
+
+    registry = ToolRegistry()
+    values: dict[str, Any] = {
+        "opaque": lambda: Opaque(),
+        "nested": lambda: {"k": Opaque()},
+        "gen": lambda: (i for i in range(3)),
+        "point": lambda: Point(x=1),
+    }
+    for name, make in values.items():
+        registry.tool(lambda make=make: make(), name=name)
+    returns = _agent_returns(registry.to_pydantic_ai(), [(n, {}) for n in values])
+    assert returns["c0"] == str(registry.execute_sync("opaque")) == "<opaque>"
+    assert returns["c1"] == str(registry.execute_sync("nested"))
+    assert returns["c2"] == "[0, 1, 2]"
+    assert returns["c3"] == Point(x=1)
+
+
+def test_a_proxy_in_pydantic_ai_answers_as_in_the_other_bridges() -> None:
+    """An MCP proxy's Agently face answers as seed 001 §7.2 says (its first item; a
+    remote failure as a success holding ``{"error": ...}``): the Pydantic AI bridge
+    answers from its full result instead, as the other bridges do: every part, media as
+    ``BinaryContent``, a failure as ``Error: ...``; through a registry and alone."""
+    from fastmcp import FastMCP
+    from fastmcp.utilities.types import Image as McpImage
+    from pydantic_ai import BinaryContent
+
+    server = FastMCP("remote")
+
+    @server.tool
+    def chart() -> list[Any]:
+        """A chart."""
+        return ["sales", McpImage(data=PNG, format="png")]
+
+    @server.tool
+    def broken(x: int) -> str:
+        """Fails."""
+        raise ValueError("remote nope")
+
+    registry = ToolRegistry()
+    registry.use_mcp(server)
+    try:
+        assert registry.call_tool("chart", {}) == "sales"  # (§7.2, the first item)
+        calls = [("chart", {}), ("broken", {"x": 1})]
+        for toolset in (registry.to_pydantic_ai(), _alone(registry)):
+            returns = _agent_returns(toolset, calls)
+            parts = returns["c0"]
+            assert parts[0] == "sales"
+            assert isinstance(parts[1], BinaryContent) and parts[1].data == PNG
+            assert returns["c1"] == "Error: Error calling tool 'broken': remote nope"
+    finally:
+        registry.close()
+
+
+def _alone(registry: ToolRegistry) -> Any:
+    """The registry's tools each converted alone (`Tool.to_pydantic_ai`), as a toolset."""
+    from pydantic_ai.toolsets import FunctionToolset
+
+    return FunctionToolset([t.to_pydantic_ai() for t in registry])  # type: ignore[attr-defined]

@@ -63,7 +63,7 @@ class ToolBridges:
             tool.parameters,
             tool.run_sync,
             tool.run,
-            tool.acall,
+            tool.run if tool._raw_answers else tool.acall,  # (a proxy: see `_named_acall`)
             context,
             approval_of(tool),
         )
@@ -99,12 +99,18 @@ class ToolBridges:
 def _named_acall(registry: Any, name: str) -> Any:
     """The registry's Agently face for one tool, ``async_call_tool``, but for a tool no
     longer registered, which it answers in its own words ("Can not find tool named"):
-    the ``Error: Tool '<name>' not found`` the other bridges' ``execute`` answers."""
-    call, tools = registry.async_call_tool, registry._tools
+    the ``Error: Tool '<name>' not found`` the other bridges' ``execute`` answers; and
+    for an MCP proxy, whose Agently face answers as seed 001 §7.2 says (its first item,
+    a remote failure as a success holding ``{"error": ...}``), ``execute``'s whole
+    `ToolResult`, as the other bridges read it."""
+    call, execute, tools = registry.async_call_tool, registry.execute, registry._tools
 
     async def acall(arguments: Any, *, context: Any = None) -> Any:
-        if name not in tools:
+        found = tools.get(name)
+        if found is None:
             return f"Error: Tool '{clip(name)}' not found"
+        if found._raw_answers:
+            return await execute(name, arguments, context=context)
         return await call(name, arguments, context=context)
 
     return acall

@@ -49,7 +49,8 @@ ARun = Callable[..., Awaitable[ToolResult]]
 # Agently's face, ``acall(arguments, context=...)`` → the value, or ``"Error: ..."``: a
 # tool's ``acall``, or a registry's ``async_call_tool`` with the tool's name bound. For
 # a framework that hands its model the text either way (Pydantic AI), it skips building
-# a `ToolResult` per call.
+# a `ToolResult` per call. (An MCP proxy's Agently face answers as seed 001 §7.2 says,
+# not as the other faces: for one, ``acall`` answers its whole `ToolResult`.)
 ACall = Callable[..., Awaitable[Any]]
 
 

@@ -7,8 +7,10 @@ Extra ``pydantic-ai`` (``pydantic-ai-slim``). Imported only when a bridge is use
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+
+from pydantic_core import to_json
 
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
@@ -28,7 +30,9 @@ from ._shared import (
 __all__ = ["describe", "to_tool", "to_toolset"]
 
 EXTRA = "pydantic-ai"
-_PLAIN = frozenset({str, int, float, bool, dict, type(None)})  # values that hold no media
+# Values Pydantic AI serialises for its model as they are (no media, nothing it cannot
+# serialise): handed on without a check.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def to_tool(bridge: Bridge) -> Any:
@@ -57,6 +61,8 @@ def to_tool(bridge: Bridge) -> Any:
         value = await acall(arguments, context=context)
         if type(value) in _PLAIN:
             return value
+        if type(value) is ToolResult:  # an MCP proxy's whole result (see `Bridge.acall`)
+            return _answer(value, pydantic_ai)
         return _answer(ToolResult.ok(value), pydantic_ai)
 
     async def call(ctx: Any, /, **arguments: Any) -> Any:  # (an argument may be named ctx)
@@ -118,13 +124,24 @@ def to_toolset(bridges: list[Bridge]) -> Any:
 
 def _answer(result: ToolResult, pydantic_ai: Any) -> Any:
     """The value itself (Pydantic AI serialises a tool's return value for its model, as
-    for its own tools), media as its content, a failure as the ``Error: ...`` text."""
+    for its own tools), media as its content, a failure as the ``Error: ...`` text.
+
+    A value Pydantic AI cannot serialise (an object of no known type, at any depth) would
+    raise out of its run, and an iterator would sit unread in its message history: those
+    are tooldeck's text, as the other bridges answer."""
     if not result.success:
         return str(result)
     parts = parts_of(result)
-    if parts is None:
-        return result.data
-    return [_content(part, pydantic_ai) for part in parts]
+    if parts is not None:
+        return [_content(part, pydantic_ai) for part in parts]
+    data = result.data
+    if isinstance(data, Iterator):
+        return str(result)
+    try:  # (as Pydantic AI serialises a tool's return: bytes as base64)
+        to_json(data, bytes_mode="base64")
+    except Exception:
+        return str(result)
+    return data
 
 
 def _content(part: Any, pydantic_ai: Any) -> Any:
