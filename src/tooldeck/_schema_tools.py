@@ -48,6 +48,7 @@ def schema_tool(
     timeout: float | None = None,
     validate: bool = True,
     injected: tuple[Injection, ...] = (),
+    requires_approval: bool = False,
 ) -> Tool[..., Any]:
     """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
@@ -97,7 +98,7 @@ def schema_tool(
         returns_tool_result=returns_tool_result,
         injected=injected,
     )
-    return Tool(func, tags=tags, timeout=timeout, spec=spec)
+    return Tool(func, tags=tags, timeout=timeout, spec=spec, requires_approval=requires_approval)
 
 
 def schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
@@ -157,4 +158,5 @@ def foreign_tool(
         returns_tool_result=True,
         validate=False,
         injected=(whole,) if described.takes_context else (),
+        requires_approval=described.requires_approval,
     )

@@ -171,3 +171,43 @@ def _alone(registry: ToolRegistry) -> Any:
     from pydantic_ai.toolsets import FunctionToolset
 
     return FunctionToolset([t.to_pydantic_ai() for t in registry])  # type: ignore[attr-defined]
+
+
+def test_a_foreign_tool_that_needs_approval_in_its_framework_needs_it_here() -> None:
+    """A Pydantic AI tool made with ``requires_approval=True``, or an Agents
+    ``FunctionTool`` with ``needs_approval`` (``True`` or a policy of its own), never ran
+    unasked in its framework: registered, it needs tooldeck's approval (a policy of the
+    SDK's, which tooldeck cannot ask outside a run, asks a person every time)."""
+    from agents import function_tool
+    from pydantic_ai import Tool as PydanticTool
+
+    ran: list[str] = []
+
+    def drop(table: str) -> str:
+        """Drop a table."""
+        ran.append(table)
+        return f"dropped {table}"
+
+    async def policy(ctx: Any, params: Any, call_id: str) -> bool:
+        return params["table"] != "scratch"
+
+    registry = ToolRegistry()
+    registry.register(PydanticTool(drop, name="p_drop", requires_approval=True))
+    registry.register(function_tool(drop, name_override="a_drop", needs_approval=True))
+    registry.register(function_tool(drop, name_override="a_maybe", needs_approval=policy))
+    registry.register(PydanticTool(drop, name="p_free"))
+    names = ["p_drop", "a_drop", "a_maybe", "p_free"]
+    assert [registry.get(n).requires_approval for n in names] == [True, True, True, False]  # type: ignore[union-attr]
+    calls = [
+        {"id": n, "type": "function", "function": {"name": n, "arguments": '{"table": "t"}'}}
+        for n in names
+    ]
+    answers = registry.run_tool_calls({"role": "assistant", "tool_calls": calls})
+    assert [a["content"] for a in answers[:3]] == [
+        f"Error: Tool '{n}' needs approval" for n in names[:3]
+    ]
+    assert answers[3]["content"] == "dropped t" and ran == ["t"]
+    approved = registry.run_tool_calls(
+        {"role": "assistant", "tool_calls": calls[:1]}, approve=lambda call: True
+    )
+    assert approved[0]["content"] == "dropped t" and ran == ["t", "t"]

@@ -139,7 +139,11 @@ def describe(obj: Any) -> Foreign:
             return ToolResult.fail(failure_text(error), exception=error)
         return ToolResult.ok(from_parts(value, lambda part: _media(part, agents)))
 
-    return Foreign(obj.name, obj.description or obj.name, dict(obj.params_json_schema), arun)
+    # ``needs_approval``: ``True``, or the SDK's own policy of its run context, which
+    # tooldeck cannot ask outside a run: a person is asked every time (never unasked).
+    approval = getattr(obj, "needs_approval", False) is not False
+    description = obj.description or obj.name
+    return Foreign(obj.name, description, dict(obj.params_json_schema), arun, True, approval)
 
 
 def _media(value: Any, agents: Any) -> Any:

@@ -198,4 +198,5 @@ def describe(obj: Any) -> Foreign:
     urls = (pydantic_ai.ImageUrl, pydantic_ai.AudioUrl, pydantic_ai.DocumentUrl)
     description = obj.description or obj.name
     takes = bool(obj.takes_ctx)
-    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes)
+    approval = getattr(obj, "requires_approval", False) is True
+    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes, approval)
