@@ -211,3 +211,31 @@ def test_a_foreign_tool_that_needs_approval_in_its_framework_needs_it_here() -> 
         {"role": "assistant", "tool_calls": calls[:1]}, approve=lambda call: True
     )
     assert approved[0]["content"] == "dropped t" and ran == ["t", "t"]
+
+
+def _coats(x: int, y: int = 2, tags: list[str] | None = None) -> str:
+    """Paint coats."""
+    return f"{x} {y} {tags}"
+
+
+def test_a_foreign_tool_takes_the_lenient_rules_a_proxy_takes() -> None:
+    """A strict export makes a defaulted parameter nullable (null → the default), and some
+    clients send a nested value as JSON text: the lenient rules a proxy applies before
+    its server validates. A foreign tool's framework validates, and refused both; the
+    registry applies the same rules before handing the arguments on."""
+    from agents import function_tool
+    from langchain_core.tools import StructuredTool
+    from pydantic_ai import Tool as PydanticTool
+
+    _coats.__annotations__.update(x=int, y=int, tags=list[str] | None)  # (string annotations)
+    registry = ToolRegistry()
+    registry.register(StructuredTool.from_function(_coats, name="lc"))
+    registry.register(function_tool(_coats, name_override="ag"))
+    registry.register(PydanticTool(_coats, name="pa"))
+    for exported in registry.export("openai", strict=True):
+        y = exported["function"]["parameters"]["properties"]["y"]
+        assert {"type": "null"} in y["anyOf"], exported  # what a model may then send
+    for name in ("lc", "ag", "pa"):
+        assert registry.call_tool(name, {"x": 1, "y": None}) == "1 2 None", name
+        assert registry.call_tool(name, {"x": 1, "tags": '["a"]'}) == "1 2 ['a']", name
+        assert registry.call_tool(name, {"x": 1, "y": "3"}) == "1 3 None", name  # its own
