@@ -239,3 +239,30 @@ def test_a_foreign_tool_takes_the_lenient_rules_a_proxy_takes() -> None:
         assert registry.call_tool(name, {"x": 1, "y": None}) == "1 2 None", name
         assert registry.call_tool(name, {"x": 1, "tags": '["a"]'}) == "1 2 ['a']", name
         assert registry.call_tool(name, {"x": 1, "y": "3"}) == "1 3 None", name  # its own
+
+
+def test_a_pydantic_ai_tool_asking_for_approval_is_answered_as_needing_it() -> None:
+    """A Pydantic AI tool may ask for approval itself (``raise ApprovalRequired`` unless
+    ``ctx.tool_call_approved``): registered, the model reads tooldeck's words for a call
+    that needs approval (not the exception's class name), and one made with
+    ``requires_approval=True`` runs, once tooldeck's approval let it, as approved."""
+    from pydantic_ai import RunContext
+    from pydantic_ai import Tool as PydanticTool
+    from pydantic_ai.exceptions import ApprovalRequired
+
+    def wipe(ctx: Any, x: int) -> str:
+        """Wipe, asking first when big."""
+        if x > 5 and not ctx.tool_call_approved:
+            raise ApprovalRequired()
+        return f"wiped {x} approved={ctx.tool_call_approved}"
+
+    wipe.__annotations__.update(ctx=RunContext[Any], x=int)  # (string annotations)
+    registry = ToolRegistry()
+    registry.register(PydanticTool(wipe))
+    registry.register(PydanticTool(wipe, name="gated", requires_approval=True))
+    assert registry.call_tool("wipe", {"x": 1}) == "wiped 1 approved=False"
+    assert registry.call_tool("wipe", {"x": 9}) == "Error: Tool 'wipe' needs approval"
+    call = {"id": "1", "type": "function", "function": {"name": "gated", "arguments": '{"x": 9}'}}
+    reply = {"role": "assistant", "tool_calls": [call]}
+    answer = registry.run_tool_calls(reply, approve=lambda c: True)
+    assert answer[0]["content"] == "wiped 9 approved=True"

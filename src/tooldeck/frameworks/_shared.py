@@ -36,6 +36,7 @@ __all__ = [
     "parts_of",
     "require",
     "unapproved",
+    "unapproved_reason",
 ]
 
 # What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
@@ -76,7 +77,12 @@ class Bridge:
 # What a model reads when nobody can approve a call, or a person declined it (the words
 # of tooldeck's own turns: `tooldeck.approval`).
 def unapproved(name: str) -> str:
-    return f"Error: Tool '{clip(name)}' needs approval"
+    return f"Error: {unapproved_reason(name)}"
+
+
+def unapproved_reason(name: str) -> str:
+    """`unapproved`'s words as a failure's message (``ToolResult.fail``)."""
+    return f"Tool '{clip(name)}' needs approval"
 
 
 def declined(name: str) -> str:

@@ -25,6 +25,7 @@ from ._shared import (
     no_context,
     parts_of,
     require,
+    unapproved_reason,
 )
 
 __all__ = ["describe", "to_tool", "to_toolset"]
@@ -166,7 +167,11 @@ def describe(obj: Any) -> Foreign:
     (``None`` without one) and, outside an agent run, whose ``model`` is ``None``."""
     pydantic_ai = require("pydantic_ai", EXTRA)
     usage = require("pydantic_ai.usage", EXTRA).RunUsage
+    asks = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
     schema = obj.function_schema
+    # A tool made with requires_approval=True needs tooldeck's approval (`Foreign`): a
+    # model's call of it runs only once approved, so it runs as approved.
+    approval = getattr(obj, "requires_approval", False) is True
 
     async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         try:
@@ -177,8 +182,11 @@ def describe(obj: Any) -> Foreign:
                 usage=usage(),
                 tool_name=obj.name,
                 tool_call_id="tooldeck",
+                tool_call_approved=approval,
             )
             value = await schema.call(validated, ctx)
+        except asks as exc:  # the tool asking for approval itself: nobody here can give it
+            return ToolResult.fail(unapproved_reason(obj.name), exception=exc)
         except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
             return ToolResult.fail(failure_text(exc), exception=exc)
         return ToolResult.ok(from_parts(value, media))
@@ -198,5 +206,4 @@ def describe(obj: Any) -> Foreign:
     urls = (pydantic_ai.ImageUrl, pydantic_ai.AudioUrl, pydantic_ai.DocumentUrl)
     description = obj.description or obj.name
     takes = bool(obj.takes_ctx)
-    approval = getattr(obj, "requires_approval", False) is True
     return Foreign(obj.name, description, dict(schema.json_schema), arun, takes, approval)
