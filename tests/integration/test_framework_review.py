@@ -266,3 +266,26 @@ def test_a_pydantic_ai_tool_asking_for_approval_is_answered_as_needing_it() -> N
     reply = {"role": "assistant", "tool_calls": [call]}
     answer = registry.run_tool_calls(reply, approve=lambda c: True)
     assert answer[0]["content"] == "wiped 9 approved=True"
+
+
+def test_a_langchain_tool_taking_its_call_id_runs_in_a_registry() -> None:
+    """A LangChain tool taking ``InjectedToolCallId`` runs only when invoked with a whole
+    tool call (LangChain refuses plain arguments): registered, it runs, given a call id,
+    and its refusal or exception is still the call's failure."""
+    from langchain_core.tools import InjectedToolCallId
+    from langchain_core.tools import tool as langchain_tool
+
+    def tagged(x: int, call_id: Any) -> str:
+        """Answer with the call's id."""
+        if x < 0:
+            raise ValueError("negative")
+        return f"{x} {bool(call_id)}"
+
+    tagged.__annotations__.update(x=int, call_id=Annotated[str, InjectedToolCallId])
+    registry = ToolRegistry()
+    registry.register(langchain_tool(tagged))
+    assert list(registry.get("tagged").parameters["properties"]) == ["x"]  # type: ignore[union-attr]
+    assert registry.call_tool("tagged", {"x": "3"}) == "3 True"
+    assert registry.call_tool("tagged", {"x": -1}) == "Error: negative"
+    refused = registry.execute_sync("tagged", {"x": "abc"})
+    assert not refused.success and "valid integer" in (refused.error or "")

@@ -215,6 +215,7 @@ def describe(obj: Any) -> Foreign:
     parameters.setdefault("properties", {})
     runtimes = _runtime_params(obj)
     runtime_type = _tool_runtime()
+    takes_call_id = _takes_call_id(obj)
 
     async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         config: dict[str, Any] = {}
@@ -231,7 +232,11 @@ def describe(obj: Any) -> Foreign:
             )
             arguments = {**arguments, **dict.fromkeys(runtimes, runtime)}
         try:  # (a tool that handles its own errors returns their text, as to its model)
-            value = await obj.ainvoke(arguments, config=config or None)
+            if takes_call_id:  # (LangChain refuses its plain arguments)
+                call = {"type": "tool_call", "name": obj.name, "args": arguments, "id": _CALL_ID}
+                value = _content_of(await obj.ainvoke(call, config=config or None))
+            else:
+                value = await obj.ainvoke(arguments, config=config or None)
         except Exception as exc:  # the framework's refusal, or the tool's own exception
             return ToolResult.fail(failure_text(exc), exception=exc)
         if type(value) is list and value and all(_is_block(v) for v in value):
@@ -258,6 +263,36 @@ def _runtime_params(obj: Any) -> list[str]:
         if name not in seen and isinstance(kind, type) and issubclass(kind, runtime_type):
             found.append(name)
     return found
+
+
+# The call id a tool taking ``InjectedToolCallId`` gets (LangChain's ``ToolNode`` gives
+# the model's; a registry's runner has none to hand on).
+_CALL_ID = "tooldeck"
+
+
+def _takes_call_id(obj: Any) -> bool:
+    """Whether ``obj`` takes LangChain's ``InjectedToolCallId``: then LangChain runs it
+    only when invoked with a whole tool call."""
+    injected = require("langchain_core.tools", EXTRA).InjectedToolCallId
+    try:
+        fields = obj.get_input_schema().model_fields.values()
+    except Exception:  # a tool whose schema is plain JSON: nothing to inject
+        return False
+    return any(m is injected or isinstance(m, injected) for field in fields for m in field.metadata)
+
+
+class _Refused(Exception):
+    """A tool's own error, handled by LangChain into an error ``ToolMessage``."""
+
+
+def _content_of(message: Any) -> Any:
+    """What a tool invoked with a whole tool call answered: its ``ToolMessage``'s content
+    (an error one is the call's failure), or what it returned instead (a ``Command``)."""
+    if getattr(message, "type", None) != "tool":
+        return message
+    if getattr(message, "status", None) == "error":
+        raise _Refused(message.content)
+    return message.content
 
 
 def _no_stream(chunk: Any) -> None:
