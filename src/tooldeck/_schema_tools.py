@@ -15,6 +15,7 @@ from pydantic_core import from_json
 
 from ._injected import Injection
 from ._jsonschema import copy_json
+from ._lenient import Lenient
 from ._result import CallFailure, ToolResult, clip, echo, problem_lines
 from ._schema_check import SchemaError, schema_validator
 from ._spec import EMPTY, Param, ToolSpec, check_name
@@ -48,6 +49,7 @@ def schema_tool(
     timeout: float | None = None,
     validate: bool = True,
     injected: tuple[Injection, ...] = (),
+    requires_approval: bool = False,
 ) -> Tool[..., Any]:
     """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
@@ -64,13 +66,17 @@ def schema_tool(
         raise ToolDefinitionError(str(exc), tool=name) from exc
 
     header = f"Invalid arguments for tool '{clip(name)}':"
+    # (validated by someone else: only the lenient rules that cannot change meaning)
+    lenient = None if validate else Lenient(schema)
 
     def validate_python(arguments: Any) -> dict[str, Any]:
         if not isinstance(arguments, Mapping):
             lines = [f"arguments: expected a JSON object, got {echo(arguments)}"]
+        elif lenient is not None:
+            return lenient(dict(arguments))
         else:
             arguments = dict(arguments)
-            lines = problems(arguments) if validate else []
+            lines = problems(arguments)
         if lines:
             raise CallFailure(problem_lines(header, lines))
         return arguments  # type: ignore[no-any-return]
@@ -97,7 +103,7 @@ def schema_tool(
         returns_tool_result=returns_tool_result,
         injected=injected,
     )
-    return Tool(func, tags=tags, timeout=timeout, spec=spec)
+    return Tool(func, tags=tags, timeout=timeout, spec=spec, requires_approval=requires_approval)
 
 
 def schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
@@ -157,4 +163,5 @@ def foreign_tool(
         returns_tool_result=True,
         validate=False,
         injected=(whole,) if described.takes_context else (),
+        requires_approval=described.requires_approval,
     )

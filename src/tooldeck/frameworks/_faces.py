@@ -13,7 +13,7 @@ from typing import Any
 
 from tooldeck._result import clip
 
-from ._shared import Bridge, GivenContext, NeedsApproval
+from ._shared import Bridge, GivenContext, NeedsApproval, check_context
 
 __all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
 
@@ -55,6 +55,7 @@ class ToolBridges:
     __slots__ = ()
 
     def _bridge(self, context: GivenContext) -> Bridge:
+        check_context(context)
         tool: Any = self
         return Bridge(
             tool.name,
@@ -62,7 +63,7 @@ class ToolBridges:
             tool.parameters,
             tool.run_sync,
             tool.run,
-            tool.acall,
+            tool.run if tool._raw_answers else tool.acall,  # (a proxy: see `_named_acall`)
             context,
             approval_of(tool),
         )
@@ -98,12 +99,18 @@ class ToolBridges:
 def _named_acall(registry: Any, name: str) -> Any:
     """The registry's Agently face for one tool, ``async_call_tool``, but for a tool no
     longer registered, which it answers in its own words ("Can not find tool named"):
-    the ``Error: Tool '<name>' not found`` the other bridges' ``execute`` answers."""
-    call, tools = registry.async_call_tool, registry._tools
+    the ``Error: Tool '<name>' not found`` the other bridges' ``execute`` answers; and
+    for an MCP proxy, whose Agently face answers as seed 001 §7.2 says (its first item,
+    a remote failure as a success holding ``{"error": ...}``), ``execute``'s whole
+    `ToolResult`, as the other bridges read it."""
+    call, execute, tools = registry.async_call_tool, registry.execute, registry._tools
 
     async def acall(arguments: Any, *, context: Any = None) -> Any:
-        if name not in tools:
+        found = tools.get(name)
+        if found is None:
             return f"Error: Tool '{clip(name)}' not found"
+        if found._raw_answers:
+            return await execute(name, arguments, context=context)
         return await call(name, arguments, context=context)
 
     return acall
@@ -113,6 +120,7 @@ class RegistryBridges:
     """A registry's ``to_langchain``, ``to_openai_agents`` and ``to_pydantic_ai``."""
 
     def _bridges(self, tags: Any, match: Any, context: GivenContext) -> list[Bridge]:
+        check_context(context)
         registry: Any = self  # a registry: `_selected` gives its enabled tools with ``tags``
         bridges = []
         for tool in registry._selected(tags, match):

@@ -9,13 +9,14 @@ middleware runs), a `Tool` its own ``run`` faces. No framework is imported here.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from tooldeck._media import MEDIA_TYPES, Audio, File, Image, Media, is_media, media_parts
-from tooldeck._result import ToolResult, clip
+from tooldeck._result import ToolResult, clip, failure_text, outside_text
 
 __all__ = [
     "ACall",
@@ -24,14 +25,18 @@ __all__ = [
     "Foreign",
     "GivenContext",
     "NeedsApproval",
+    "NoContext",
     "Run",
+    "check_context",
     "context_for",
     "declined",
     "from_parts",
     "media_or",
+    "no_context",
     "parts_of",
     "require",
     "unapproved",
+    "unapproved_reason",
 ]
 
 # What a bridge's ``context=`` takes: a mapping, or a callable of the framework's run
@@ -45,7 +50,8 @@ ARun = Callable[..., Awaitable[ToolResult]]
 # Agently's face, ``acall(arguments, context=...)`` → the value, or ``"Error: ..."``: a
 # tool's ``acall``, or a registry's ``async_call_tool`` with the tool's name bound. For
 # a framework that hands its model the text either way (Pydantic AI), it skips building
-# a `ToolResult` per call.
+# a `ToolResult` per call. (An MCP proxy's Agently face answers as seed 001 §7.2 says,
+# not as the other faces: for one, ``acall`` answers its whole `ToolResult`.)
 ACall = Callable[..., Awaitable[Any]]
 
 
@@ -71,7 +77,12 @@ class Bridge:
 # What a model reads when nobody can approve a call, or a person declined it (the words
 # of tooldeck's own turns: `tooldeck.approval`).
 def unapproved(name: str) -> str:
-    return f"Error: Tool '{clip(name)}' needs approval"
+    return f"Error: {unapproved_reason(name)}"
+
+
+def unapproved_reason(name: str) -> str:
+    """`unapproved`'s words as a failure's message (``ToolResult.fail``)."""
+    return f"Tool '{clip(name)}' needs approval"
 
 
 def declined(name: str) -> str:
@@ -82,14 +93,17 @@ def declined(name: str) -> str:
 class Foreign:
     """A framework's tool as a registry takes it: its declaration and how it runs
     (``arun(arguments, context)`` → `ToolResult`, its framework validating the
-    arguments, the call's context handed on as its framework's run context), and
-    whether it takes that context at all (``False``: it is never given one)."""
+    arguments, the call's context handed on as its framework's run context), whether
+    it takes that context at all (``False``: it is never given one), and whether its
+    framework has a person approve each call first (a tool that never ran unasked
+    there does not here)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     arun: Callable[[dict[str, Any], Any], Awaitable[ToolResult]]
     takes_context: bool = True
+    requires_approval: bool = False
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -103,15 +117,45 @@ def require(module: str, extra: str) -> ModuleType:
         ) from exc
 
 
+class NoContext(Exception):
+    """A ``context=`` callable failed for one call: it raised, or answered no mapping."""
+
+
+def check_context(given: Any) -> None:
+    """``context=`` at conversion: a mapping, a callable, or ``None`` (else the
+    developer's mistake, a `TypeError` now rather than a failure on every call)."""
+    if given is not None and not (isinstance(given, Mapping) or callable(given)):
+        raise TypeError(f"context must be a mapping or a callable, not {given!r}")
+
+
+def no_context(name: str, exc: NoContext) -> str:
+    """What the model reads when the call's context could not be had (the MCP server's
+    words for its own context callable)."""
+    return f"Error: Tool '{clip(name)}' has no context for this call: {exc}"
+
+
 def context_for(given: GivenContext, run_context: Any, *fallbacks: Any) -> Any:
     """The context of one call: ``context=`` when given (a callable receives the
-    framework's run context), else the first of ``fallbacks`` that is a mapping."""
+    framework's run context; `NoContext` when it raises or answers no mapping), else
+    the first of ``fallbacks`` that is a mapping."""
     if given is not None:
-        return given(run_context) if callable(given) else given
+        return _called(given, run_context) if callable(given) else given
     for candidate in fallbacks:  # (a dict, the usual context, without the ABC's check)
         if candidate is not None and (type(candidate) is dict or isinstance(candidate, Mapping)):
             return candidate
     return None
+
+
+def _called(given: Callable[[Any], Any], run_context: Any) -> Any:
+    try:
+        values = given(run_context)
+    except Exception as exc:  # the developer's callable: this call's failure, never a raise
+        raise NoContext(outside_text(failure_text(exc))) from exc
+    if values is not None and not isinstance(values, Mapping):
+        if inspect.iscoroutine(values):
+            values.close()  # (an async callable: not awaited, so never left pending)
+        raise NoContext(f"the context callable returned {type(values).__name__}, not a mapping")
+    return values
 
 
 def parts_of(result: ToolResult) -> list[Any] | None:

@@ -19,10 +19,12 @@ from tooldeck.errors import ToolDefinitionError
 from ._shared import (
     Bridge,
     Foreign,
+    NoContext,
     context_for,
     declined,
     from_parts,
     media_or,
+    no_context,
     parts_of,
     require,
     unapproved,
@@ -53,15 +55,7 @@ def to_tool(bridge: Bridge) -> Any:
     runtime_type = _tool_runtime()
     needs = bridge.needs_approval
 
-    def context(kwargs: dict[str, Any]) -> Any:
-        config = kwargs.pop(_CONFIG, None)
-        runtime = kwargs.pop(_RUNTIME, None)
-        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
-            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
-            runtime = None
-        given = runtime if runtime is not None else config
-        configurable = config.get("configurable") if isinstance(config, Mapping) else None
-        return context_for(bridge.context, given, getattr(runtime, "context", None), configurable)
+    context = _context_reader(bridge, runtime_type, tools.ToolException)
 
     def func(**kwargs: Any) -> Any:
         ctx = context(kwargs)
@@ -89,6 +83,28 @@ def to_tool(bridge: Bridge) -> Any:
         coroutine=coroutine,
         handle_tool_error=True,  # our ToolException: the model reads tooldeck's text
     )
+
+
+def _context_reader(bridge: Bridge, runtime_type: Any, refuse: type[Exception]) -> Any:
+    """Reads one call's context from the keyword arguments LangChain hands our function
+    (taking out the config and runtime it adds); a ``context=`` callable's failure is
+    the call's (``refuse``: LangChain's ``ToolException``, whose text the model reads)."""
+
+    def context(kwargs: dict[str, Any]) -> Any:
+        config = kwargs.pop(_CONFIG, None)
+        runtime = kwargs.pop(_RUNTIME, None)
+        if runtime is not None and (runtime_type is None or not isinstance(runtime, runtime_type)):
+            kwargs[_RUNTIME] = runtime  # a model's argument, not LangGraph's: refused as such
+            runtime = None
+        given = runtime if runtime is not None else config
+        configurable = config.get("configurable") if isinstance(config, Mapping) else None
+        fallback = getattr(runtime, "context", None)
+        try:
+            return context_for(bridge.context, given, fallback, configurable)
+        except NoContext as exc:
+            raise refuse(no_context(bridge.name, exc)) from None
+
+    return context
 
 
 _TOOL_CLASS: list[Any] = []
@@ -199,6 +215,7 @@ def describe(obj: Any) -> Foreign:
     parameters.setdefault("properties", {})
     runtimes = _runtime_params(obj)
     runtime_type = _tool_runtime()
+    takes_call_id = _takes_call_id(obj)
 
     async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         config: dict[str, Any] = {}
@@ -215,7 +232,11 @@ def describe(obj: Any) -> Foreign:
             )
             arguments = {**arguments, **dict.fromkeys(runtimes, runtime)}
         try:  # (a tool that handles its own errors returns their text, as to its model)
-            value = await obj.ainvoke(arguments, config=config or None)
+            if takes_call_id:  # (LangChain refuses its plain arguments)
+                call = {"type": "tool_call", "name": obj.name, "args": arguments, "id": _CALL_ID}
+                value = _content_of(await obj.ainvoke(call, config=config or None))
+            else:
+                value = await obj.ainvoke(arguments, config=config or None)
         except Exception as exc:  # the framework's refusal, or the tool's own exception
             return ToolResult.fail(failure_text(exc), exception=exc)
         if type(value) is list and value and all(_is_block(v) for v in value):
@@ -242,6 +263,36 @@ def _runtime_params(obj: Any) -> list[str]:
         if name not in seen and isinstance(kind, type) and issubclass(kind, runtime_type):
             found.append(name)
     return found
+
+
+# The call id a tool taking ``InjectedToolCallId`` gets (LangChain's ``ToolNode`` gives
+# the model's; a registry's runner has none to hand on).
+_CALL_ID = "tooldeck"
+
+
+def _takes_call_id(obj: Any) -> bool:
+    """Whether ``obj`` takes LangChain's ``InjectedToolCallId``: then LangChain runs it
+    only when invoked with a whole tool call."""
+    injected = require("langchain_core.tools", EXTRA).InjectedToolCallId
+    try:
+        fields = obj.get_input_schema().model_fields.values()
+    except Exception:  # a tool whose schema is plain JSON: nothing to inject
+        return False
+    return any(m is injected or isinstance(m, injected) for field in fields for m in field.metadata)
+
+
+class _Refused(Exception):
+    """A tool's own error, handled by LangChain into an error ``ToolMessage``."""
+
+
+def _content_of(message: Any) -> Any:
+    """What a tool invoked with a whole tool call answered: its ``ToolMessage``'s content
+    (an error one is the call's failure), or what it returned instead (a ``Command``)."""
+    if getattr(message, "type", None) != "tool":
+        return message
+    if getattr(message, "status", None) == "error":
+        raise _Refused(message.content)
+    return message.content
 
 
 def _no_stream(chunk: Any) -> None:

@@ -12,7 +12,17 @@ from typing import Any
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
+from ._shared import (
+    Bridge,
+    Foreign,
+    NoContext,
+    context_for,
+    from_parts,
+    media_or,
+    no_context,
+    parts_of,
+    require,
+)
 
 __all__ = ["describe", "to_tool"]
 
@@ -27,7 +37,10 @@ def to_tool(bridge: Bridge) -> Any:
 
     async def invoke(ctx: Any, arguments: str) -> Any:
         run_context = getattr(ctx, "context", None)
-        context = context_for(bridge.context, ctx, run_context)
+        try:
+            context = context_for(bridge.context, ctx, run_context)
+        except NoContext as exc:
+            return no_context(bridge.name, exc)
         return _answer(await bridge.arun(arguments or "{}", context=context), agents)
 
     return agents.FunctionTool(
@@ -48,7 +61,11 @@ def _approval(bridge: Bridge) -> Any:
         return False
 
     async def needs_approval(run_context: Any, arguments: Any, call_id: str) -> bool:
-        context = context_for(bridge.context, run_context, getattr(run_context, "context", None))
+        fallback = getattr(run_context, "context", None)
+        try:
+            context = context_for(bridge.context, run_context, fallback)
+        except NoContext:
+            return True  # a person is asked; the call itself then fails on its context
         return needs(arguments, context)
 
     return needs_approval
@@ -122,7 +139,11 @@ def describe(obj: Any) -> Foreign:
             return ToolResult.fail(failure_text(error), exception=error)
         return ToolResult.ok(from_parts(value, lambda part: _media(part, agents)))
 
-    return Foreign(obj.name, obj.description or obj.name, dict(obj.params_json_schema), arun)
+    # ``needs_approval``: ``True``, or the SDK's own policy of its run context, which
+    # tooldeck cannot ask outside a run: a person is asked every time (never unasked).
+    approval = getattr(obj, "needs_approval", False) is not False
+    description = obj.description or obj.name
+    return Foreign(obj.name, description, dict(obj.params_json_schema), arun, True, approval)
 
 
 def _media(value: Any, agents: Any) -> Any:

@@ -7,18 +7,33 @@ Extra ``pydantic-ai`` (``pydantic-ai-slim``). Imported only when a bridge is use
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+
+from pydantic_core import to_json
 
 from tooldeck._media import Media, is_media
 from tooldeck._result import ToolResult, failure_text
 
-from ._shared import Bridge, Foreign, context_for, from_parts, media_or, parts_of, require
+from ._shared import (
+    Bridge,
+    Foreign,
+    NoContext,
+    context_for,
+    from_parts,
+    media_or,
+    no_context,
+    parts_of,
+    require,
+    unapproved_reason,
+)
 
 __all__ = ["describe", "to_tool", "to_toolset"]
 
 EXTRA = "pydantic-ai"
-_PLAIN = frozenset({str, int, float, bool, dict, type(None)})  # values that hold no media
+# Values Pydantic AI serialises for its model as they are (no media, nothing it cannot
+# serialise): handed on without a check.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def to_tool(bridge: Bridge) -> Any:
@@ -28,12 +43,18 @@ def to_tool(bridge: Bridge) -> Any:
     end the run."""
     pydantic_ai = require("pydantic_ai", EXTRA)
 
-    acall, given, needs = bridge.acall, bridge.context, bridge.needs_approval
+    acall, given, needs, name = bridge.acall, bridge.context, bridge.needs_approval, bridge.name
     approval_required = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
 
     async def run(arguments: Any, ctx: Any) -> Any:
         deps = ctx.deps  # (the usual case, a dict of deps, without a call)
-        context = deps if given is None and type(deps) is dict else context_for(given, ctx, deps)
+        if given is None and type(deps) is dict:
+            context = deps
+        else:
+            try:
+                context = context_for(given, ctx, deps)
+            except NoContext as exc:
+                return no_context(name, exc)
         if needs is not None and not ctx.tool_call_approved and needs(arguments, context):
             raise approval_required()  # Pydantic AI's own: the run defers the call
         # Agently's face: the value or the "Error: ..." text, which is what the model
@@ -41,6 +62,8 @@ def to_tool(bridge: Bridge) -> Any:
         value = await acall(arguments, context=context)
         if type(value) in _PLAIN:
             return value
+        if type(value) is ToolResult:  # an MCP proxy's whole result (see `Bridge.acall`)
+            return _answer(value, pydantic_ai)
         return _answer(ToolResult.ok(value), pydantic_ai)
 
     async def call(ctx: Any, /, **arguments: Any) -> Any:  # (an argument may be named ctx)
@@ -102,13 +125,24 @@ def to_toolset(bridges: list[Bridge]) -> Any:
 
 def _answer(result: ToolResult, pydantic_ai: Any) -> Any:
     """The value itself (Pydantic AI serialises a tool's return value for its model, as
-    for its own tools), media as its content, a failure as the ``Error: ...`` text."""
+    for its own tools), media as its content, a failure as the ``Error: ...`` text.
+
+    A value Pydantic AI cannot serialise (an object of no known type, at any depth) would
+    raise out of its run, and an iterator would sit unread in its message history: those
+    are tooldeck's text, as the other bridges answer."""
     if not result.success:
         return str(result)
     parts = parts_of(result)
-    if parts is None:
-        return result.data
-    return [_content(part, pydantic_ai) for part in parts]
+    if parts is not None:
+        return [_content(part, pydantic_ai) for part in parts]
+    data = result.data
+    if isinstance(data, Iterator):
+        return str(result)
+    try:  # (as Pydantic AI serialises a tool's return: bytes as base64)
+        to_json(data, bytes_mode="base64")
+    except Exception:
+        return str(result)
+    return data
 
 
 def _content(part: Any, pydantic_ai: Any) -> Any:
@@ -133,7 +167,11 @@ def describe(obj: Any) -> Foreign:
     (``None`` without one) and, outside an agent run, whose ``model`` is ``None``."""
     pydantic_ai = require("pydantic_ai", EXTRA)
     usage = require("pydantic_ai.usage", EXTRA).RunUsage
+    asks = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
     schema = obj.function_schema
+    # A tool made with requires_approval=True needs tooldeck's approval (`Foreign`): a
+    # model's call of it runs only once approved, so it runs as approved.
+    approval = getattr(obj, "requires_approval", False) is True
 
     async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
         try:
@@ -144,8 +182,11 @@ def describe(obj: Any) -> Foreign:
                 usage=usage(),
                 tool_name=obj.name,
                 tool_call_id="tooldeck",
+                tool_call_approved=approval,
             )
             value = await schema.call(validated, ctx)
+        except asks as exc:  # the tool asking for approval itself: nobody here can give it
+            return ToolResult.fail(unapproved_reason(obj.name), exception=exc)
         except Exception as exc:  # its validator's refusal, ModelRetry, the tool's own
             return ToolResult.fail(failure_text(exc), exception=exc)
         return ToolResult.ok(from_parts(value, media))
@@ -165,4 +206,4 @@ def describe(obj: Any) -> Foreign:
     urls = (pydantic_ai.ImageUrl, pydantic_ai.AudioUrl, pydantic_ai.DocumentUrl)
     description = obj.description or obj.name
     takes = bool(obj.takes_ctx)
-    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes)
+    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes, approval)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import from_json
 
 from tooldeck._jsonschema import copy_json
+from tooldeck._lenient import Lenient
 from tooldeck._progress import PROGRESS_KEY, Progress, reporter_of
 from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
 from tooldeck._schema_check import SchemaError, schema_validator
@@ -335,7 +336,7 @@ async def _call_proxy(proxy: ProxyTool, **arguments: Any) -> Any:
 
 def _spec(name: str, remote: mcp_types.Tool, wrapped: bool) -> ToolSpec:
     schema = copy_json(remote.input_schema)
-    lenient = _Lenient(schema)
+    lenient = Lenient(schema)
     header = f"Invalid arguments for tool '{clip(name)}':"
 
     def validate_python(arguments: Any) -> dict[str, Any]:
@@ -376,77 +377,3 @@ def _unwrapped(output: Mapping[str, Any]) -> dict[str, Any]:
     defs = output.get("$defs")
     unwrapped = dict(copy_json(inner))
     return {**unwrapped, "$defs": copy_json(defs)} if defs else unwrapped
-
-
-class _Lenient:
-    """The lenient rules for one input schema, planned once (see the module docstring)."""
-
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        properties = schema.get("properties")
-        self.parse: frozenset[str] = frozenset()
-        self.null_is_default: frozenset[str] = frozenset()
-        if not isinstance(properties, Mapping):
-            return
-        parse, null = set(), set()
-        for key, prop in properties.items():
-            kinds = _json_types(prop)
-            if kinds is None:
-                continue  # anything goes: the value is passed as it is
-            if "string" not in kinds and kinds & {"array", "object"}:
-                parse.add(key)
-            if isinstance(prop, Mapping) and "default" in prop and "null" not in kinds:
-                null.add(key)
-        self.parse, self.null_is_default = frozenset(parse), frozenset(null)
-
-    def __call__(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        for key in self.null_is_default & arguments.keys():
-            if arguments[key] is None:
-                del arguments[key]  # the server applies its default
-        for key in self.parse & arguments.keys():
-            value = arguments[key]
-            if isinstance(value, str):
-                arguments[key] = _parsed(value)
-        return arguments
-
-
-def _parsed(text: str) -> Any:
-    """A list or object some clients sent as JSON text, parsed; anything else as it is."""
-    try:
-        value = from_json(text, allow_inf_nan=False)
-    except ValueError:
-        return text
-    return value if isinstance(value, (list, dict)) else text
-
-
-_TYPE_OF: dict[type, str] = {
-    str: "string",
-    bool: "boolean",
-    int: "integer",
-    float: "number",
-    list: "array",
-    dict: "object",
-    type(None): "null",
-}
-
-
-def _json_types(schema: Any) -> frozenset[str] | None:
-    """The JSON types a schema admits, or ``None`` when it may admit anything."""
-    if not isinstance(schema, Mapping):
-        return None
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return frozenset([kind])
-    if isinstance(kind, list) and all(isinstance(k, str) for k in kind):
-        return frozenset(kind)
-    if "const" in schema:
-        return frozenset([_TYPE_OF.get(type(schema["const"]), "?")])
-    if isinstance(schema.get("enum"), list):
-        return frozenset(_TYPE_OF.get(type(v), "?") for v in schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list) and branches:
-            kinds = [_json_types(branch) for branch in branches]
-            if any(k is None for k in kinds):
-                return None
-            return frozenset().union(*(k for k in kinds if k is not None))
-    return None
