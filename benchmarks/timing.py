@@ -44,7 +44,7 @@ class Settings:
     @classmethod
     def make(cls, quick: bool, clock: str = "cpu") -> Settings:
         if quick:
-            return cls(quick, 5, 0.002, 1_000, 200, 1_000, 100, 0.02, clock)
+            return cls(quick, 3, 0.002, 300, 100, 300, 100, 0.02, clock)
         return cls(quick, 101, 0.002, 10_000, 2_000, 10_000, 1_000, 0.05, clock)
 
 
