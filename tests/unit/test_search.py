@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -61,6 +61,18 @@ def test_finds_by_description_name_words_and_parameters() -> None:
     assert _names(registry.search("which address and subject line"))[0] == "sendEmail"
     assert _names(registry.search("calculate-hypotenuse"))[0] == "calculate_hypotenuse"
     assert _names(registry.search("get_weather"))[0] == "get_weather"
+
+
+def test_a_parameters_allowed_values_are_searched() -> None:
+    registry = _registry()
+
+    @registry.tool
+    def convert_temperature(unit: Literal["Celsius", "Fahrenheit", 451]) -> str:
+        """Convert a reading."""
+        return str(unit)
+
+    assert _names(registry.search("in fahrenheit please")) == ["convert_temperature"]
+    assert _names(registry.search("451")) == ["convert_temperature"]
 
 
 def test_light_stemming_meets_inflections() -> None:

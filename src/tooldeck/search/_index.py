@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["SearchIndex"]
 
 _DRIFT = 0.2
+_ENUM_VALUES = 50  # a country list is words enough; 10,000 codes are noise
 
 
 class _Doc:
@@ -47,14 +48,18 @@ class _Doc:
 
 def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
     """A tool's terms per field of `FIELDS`: its name, its description, and its
-    parameters' names and descriptions (the top level of its JSON Schema)."""
+    parameters' names, descriptions and allowed values (``enum``, at most `_ENUM_VALUES`
+    of each), from the top level of its JSON Schema."""
     texts: list[str] = []
     properties = tool.spec.parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
             texts.append(str(key))
-            if isinstance(schema, dict) and isinstance(schema.get("description"), str):
-                texts.append(schema["description"])
+            if isinstance(schema, dict):
+                if isinstance(schema.get("description"), str):
+                    texts.append(schema["description"])
+                if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
+                    texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
     return name_terms(tool.name), terms(tool.spec.description or ""), terms(" ".join(texts))
 
 
