@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -61,6 +61,43 @@ def test_finds_by_description_name_words_and_parameters() -> None:
     assert _names(registry.search("which address and subject line"))[0] == "sendEmail"
     assert _names(registry.search("calculate-hypotenuse"))[0] == "calculate_hypotenuse"
     assert _names(registry.search("get_weather"))[0] == "get_weather"
+
+
+def test_a_parameters_allowed_values_are_searched() -> None:
+    registry = _registry()
+
+    @registry.tool
+    def convert_temperature(unit: Literal["Celsius", "Fahrenheit", 451]) -> str:
+        """Convert a reading."""
+        return str(unit)
+
+    assert _names(registry.search("in fahrenheit please")) == ["convert_temperature"]
+    assert _names(registry.search("451")) == ["convert_temperature"]
+
+
+def test_a_request_for_several_things_gets_each_not_near_duplicates_of_one() -> None:
+    registry = ToolRegistry()
+    for name in ("circle_area", "circle_calculate_area", "area_of_circle"):
+        registry.register(
+            lambda radius: radius, name=name, description="Area of a circle from its radius."
+        )
+    registry.register(lambda symbol: symbol, name="stock_quote", description="A stock's price.")
+    for i in range(10):  # "price" and "today" common, the circle's words rarer
+        registry.register(lambda x: x, name=f"filler_{i}", description="Price of a share today.")
+    request = (
+        "Could you help with my homework and my savings? First compute the circle area for "
+        "a circle with radius four centimetres, then the circle area again for radius nine "
+        "metres, rounding each area to two decimals. Finally tell me Apple's stock price "
+        "today, because tomorrow I buy shares, sell bonds, rebalance pensions, review "
+        "dividends, budgets, mortgages, insurance and taxes."
+    )
+    assert len(_tokens.query_terms(request)) >= 30  # read as a request for several things
+    assert _names(registry.search(request, k=2)) == ["circle_area", "stock_quote"]
+    # a short request keeps the plain ranking: near-duplicates side by side
+    assert _names(registry.search("the circle area from a radius", k=2)) == [
+        "circle_area",
+        "circle_calculate_area",
+    ]
 
 
 def test_light_stemming_meets_inflections() -> None:

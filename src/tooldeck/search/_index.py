@@ -28,6 +28,14 @@ if TYPE_CHECKING:
 __all__ = ["SearchIndex"]
 
 _DRIFT = 0.2
+# A query of at least this many distinct terms asks for several things (BFCL's
+# multi-tool requests): its top k is re-ranked to cover them (`SearchIndex._covering`),
+# from its best `_POOL`. Measured on BFCL's tuned questions, both halves alike; 25 and 40
+# give the same figures, and the held-out live_* questions are unchanged.
+_INTENTS = 30
+_POOL = 30
+_OVERLAP = 0.6
+_ENUM_VALUES = 50  # a country list is words enough; 10,000 codes are noise
 
 
 class _Doc:
@@ -47,14 +55,18 @@ class _Doc:
 
 def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
     """A tool's terms per field of `FIELDS`: its name, its description, and its
-    parameters' names and descriptions (the top level of its JSON Schema)."""
+    parameters' names, descriptions and allowed values (``enum``, at most `_ENUM_VALUES`
+    of each), from the top level of its JSON Schema."""
     texts: list[str] = []
     properties = tool.spec.parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
             texts.append(str(key))
-            if isinstance(schema, dict) and isinstance(schema.get("description"), str):
-                texts.append(schema["description"])
+            if isinstance(schema, dict):
+                if isinstance(schema.get("description"), str):
+                    texts.append(schema["description"])
+                if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
+                    texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
     return name_terms(tool.name), terms(tool.spec.description or ""), terms(" ".join(texts))
 
 
@@ -82,8 +94,12 @@ class SearchIndex:
         with self._catalog.lock:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
-            scores = self._scores(query_terms(query), k, allowed)
-            return self._top(scores, k, allowed)
+            wanted = query_terms(query)
+            if len(wanted) < _INTENTS:
+                return self._top(self._scores(wanted, k, allowed), k, allowed)
+            width = max(k, _POOL)
+            ranked = self._top(self._scores(wanted, width, allowed), width, allowed)
+            return self._covering(wanted, ranked, k)
 
     def _fused(
         self, vectors: Vectors, query: str, k: int, tags: Tags, match: Match
@@ -112,6 +128,41 @@ class SearchIndex:
                 [[t.name for t in lexical], [name for name, _ in similar]], self._catalog.order, k
             )
             return [docs[name].tool for name in names]
+
+    def _covering(
+        self, wanted: list[str], ranked: list[Tool[..., Any]], k: int
+    ) -> list[Tool[..., Any]]:
+        """The best ``k`` of ``ranked`` for a request asking for several things.
+
+        Picked one at a time (as xQuAD and similar greedy re-rankers do): each pick is
+        the tool scoring best on what the picks so far leave uncovered, every query
+        term's part shrinking by `_OVERLAP` times its weight in each tool picked. So
+        near-duplicates of one tool ("circle_area", "circle_calculate_area") no longer
+        push out the tool for another part of the request ("stock price").
+        """
+        total = len(self._docs)
+        parts = [
+            (idf(total, len(postings)), postings)
+            for postings in map(self._postings.get, wanted)
+            if postings
+        ]
+        rows = [
+            [
+                (i, rarity, weight)
+                for i, (rarity, postings) in enumerate(parts)
+                if (weight := postings.get(tool.name)) is not None
+            ]
+            for tool in ranked
+        ]
+        left = [1.0] * len(parts)
+        picked: list[Tool[..., Any]] = []
+        while len(picked) < k and rows:
+            gains = [sum(r * w * left[i] for i, r, w in row) for row in rows]
+            best = gains.index(max(gains))  # ties: the higher-ranked tool
+            picked.append(ranked.pop(best))
+            for i, _, weight in rows.pop(best):
+                left[i] *= 1.0 - _OVERLAP * weight
+        return picked
 
     def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
         """Each candidate's BM25F score: exact for every tool that can reach the top ``k``.
