@@ -5,31 +5,44 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from forkserver import ForkServer
 from tooldeck import Tool, ToolDefinitionError, ToolRegistry, ToolResult, abandoned_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+_servers: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    while _servers:
+        _servers.pop().close()
+
+
+def forks() -> ForkServer:
+    """A process that imported tooldeck and its command line, forked for each child
+    (tests/forkserver.py): a process of its own without Python's start-up each time."""
+    if not _servers:
+        _servers.append(ForkServer("import faulthandler, tooldeck, tooldeck.cli"))
+    return _servers[0]
+
+
 def run_child(code: str, timeout: float = 60) -> list[str]:
-    prelude = "import faulthandler; faulthandler.dump_traceback_later(40, exit=True)\n"
-    done = subprocess.run(
-        [sys.executable, "-c", prelude + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    return done.stdout.strip().splitlines()
+    prelude = "faulthandler.dump_traceback_later(40, exit=True)\n"
+    done = forks().run(code=prelude + textwrap.dedent(code), timeout=timeout)
+    out, err = done.stdout.decode(), done.stderr.decode(errors="replace")
+    assert done.returncode == 0, out + err[-3000:]
+    return out.strip().splitlines()
 
 
 def all_faces(registry: ToolRegistry, name: Any, arguments: Any = None) -> list[str]:
@@ -99,18 +112,13 @@ def not_text():
 def test_the_cli_prints_any_value_without_a_traceback(tmp_path: Path, name: str) -> None:
     tools = tmp_path / "edge_tools.py"
     tools.write_text(CLI_TOOLS, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "tooldeck", "call", name, "--tools", str(tools)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stdout.strip()  # something readable: the same text str(ToolResult) gives
+    done = forks().run(module="tooldeck", argv=["call", name, "--tools", str(tools)], timeout=60)
+    out, err = done.stdout.decode(), done.stderr.decode(errors="replace")
+    assert done.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.strip()  # something readable: the same text str(ToolResult) gives
     if name in ("hostile_text", "not_text"):
-        assert done.stdout.strip() == "its characters"  # a str subclass: its characters
+        assert out.strip() == "its characters"  # a str subclass: its characters
 
 
 def test_a_failed_result_whose_error_is_hostile_text_never_raises() -> None:

@@ -8,27 +8,37 @@ with a hard timeout: a regression fails fast instead of hanging the suite.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
+from collections.abc import Iterator
 
 import pytest
 
+from forkserver import ForkServer
+
+PRELOAD = "import asyncio, faulthandler, sys, threading\nfrom tooldeck import ToolRegistry, syncify"
 PRELUDE = """
-import asyncio, faulthandler, sys, threading
 faulthandler.dump_traceback_later(20, exit=True)  # a hang prints where, then exits 1
-from tooldeck import ToolRegistry, syncify
 registry = ToolRegistry()
 """
+_servers: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    while _servers:
+        _servers.pop().close()
 
 
 def run_scenario(body: str) -> str:
-    code = PRELUDE + textwrap.dedent(body)
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.strip()
+    """PRELUDE then ``body`` in a process of its own (forked from one that imported
+    tooldeck: tests/forkserver.py); what it printed."""
+    if not _servers:
+        _servers.append(ForkServer(PRELOAD))
+    done = _servers[0].run(code=PRELUDE + textwrap.dedent(body), timeout=60)
+    out, err = done.stdout.decode(), done.stderr.decode(errors="replace")
+    assert done.returncode == 0, out + err
+    return out.strip()
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 6])
