@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import http.server
 import subprocess
-import sys
 import textwrap
 import threading
 import warnings
@@ -22,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from forkserver import ForkServer
 from tooldeck import BaseTool, ToolDefinitionError, ToolRegistry, ToolResult
 
 
@@ -92,6 +92,27 @@ def test_an_unresolvable_ref_is_a_definition_error(ref: str) -> None:
         ToolRegistry().register(SchemaTool(schema))
 
 
+_servers: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    while _servers:
+        _servers.pop().close()
+
+
+def child(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a process of its own, forked from one that imported tooldeck
+    (tests/forkserver.py); its output decoded."""
+    if not _servers:
+        _servers.append(ForkServer("import tooldeck"))
+    done = _servers[0].run(code=code, timeout=60)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode(errors="replace")
+    )
+
+
 def test_reading_dev_zero_cannot_happen_even_in_a_bounded_child() -> None:
     """If a file $ref were read, /dev/zero would eat memory until the process died."""
     code = textwrap.dedent(
@@ -110,9 +131,7 @@ def test_reading_dev_zero_cannot_happen_even_in_a_bounded_child() -> None:
             print("refused")
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = child(code)
     assert done.stdout.strip() == "refused", done.stderr[-2000:]
 
 
@@ -173,9 +192,7 @@ def run_hostile(schema_literal: str, arguments_literal: str) -> list[str]:
         print(ticks > before)
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = child(code)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip().splitlines()
 
