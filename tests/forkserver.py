@@ -30,8 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 # The server: runs its preload (in its own globals: a child's ``-c`` code sees the
 # names it defines), then forks a child per request line and answers two lines, the
@@ -262,6 +263,33 @@ SERVING = (
     "import tooldeck.mcp, fastmcp, fastmcp.server.http, httpx, starlette.applications, "
     "uvicorn, mcp.server.streamable_http_manager"
 )
+
+
+class LazyForkServer:
+    """A `ForkServer` a test module starts on first use and closes after its last test:
+    ``FORKS = LazyForkServer(PRELOAD)``, ``_close_forks = FORKS.closing()`` (a module
+    fixture), then ``FORKS().run(...)``."""
+
+    def __init__(self, preload: str = "", *, env: Mapping[str, str] | None = None) -> None:
+        self._preload, self._env = preload, env
+        self._server: ForkServer | None = None
+
+    def __call__(self) -> ForkServer:
+        if self._server is None:
+            self._server = ForkServer(self._preload, env=self._env)
+        return self._server
+
+    def closing(self) -> Any:
+        import pytest
+
+        @pytest.fixture(scope="module", autouse=True)
+        def close_forks() -> Iterator[None]:
+            yield
+            server, self._server = self._server, None
+            if server is not None:
+                server.close()
+
+        return close_forks
 
 
 class ForkedProcess:

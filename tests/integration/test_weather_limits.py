@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from forkserver import ForkServer
+from forkserver import LazyForkServer
 from tooldeck.tools import weather
 from tooldeck.tools._http_body import MAX_BODY_BYTES
 from tooldeck.tools.weather import aclose_clients, get_weather
@@ -375,21 +375,14 @@ with open("/proc/self/status") as status:
     peak = int(re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1)) * 1024
 print(json.dumps({"error": result.error, "peak": peak}))
 """
-_children: list[ForkServer] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _child_server() -> Iterator[None]:
-    yield
-    while _children:
-        _children.pop().close()
+CHILDREN = LazyForkServer(
+    PRELOAD, env={k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES}
+)
+_close_children = CHILDREN.closing()
 
 
 def call_in_child(url: str) -> dict[str, Any]:
-    if not _children:
-        env = {k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES}
-        _children.append(ForkServer(PRELOAD, env=env))
-    done = _children[0].run(
+    done = CHILDREN().run(
         code=CHILD, env={weather.URL_ENV: url}, unset=[weather.TIMEOUT_ENV], timeout=90
     )
     stdout, stderr = done.stdout.decode(), done.stderr.decode(errors="replace")

@@ -7,34 +7,21 @@ from __future__ import annotations
 import asyncio
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from forkserver import ForkServer
+from forkserver import LazyForkServer
 from tooldeck import Tool, ToolDefinitionError, ToolRegistry, ToolResult, abandoned_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-_servers: list[ForkServer] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _fork_server() -> Iterator[None]:
-    yield
-    while _servers:
-        _servers.pop().close()
-
-
-def forks() -> ForkServer:
-    """A process that imported tooldeck and its command line, forked for each child
-    (tests/forkserver.py): a process of its own without Python's start-up each time."""
-    if not _servers:
-        _servers.append(ForkServer("import faulthandler, tooldeck, tooldeck.cli"))
-    return _servers[0]
+# A process that imported tooldeck and its command line, forked for each child
+# (tests/forkserver.py): a process of its own without Python's start-up each time.
+forks = LazyForkServer("import faulthandler, tooldeck, tooldeck.cli")
+_close_forks = forks.closing()
 
 
 def run_child(code: str, timeout: float = 60) -> list[str]:

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forkserver import ForkServer
+from forkserver import LazyForkServer
 from tooldeck import BaseTool, ToolDefinitionError, ToolRegistry, ToolResult
 
 
@@ -92,22 +92,14 @@ def test_an_unresolvable_ref_is_a_definition_error(ref: str) -> None:
         ToolRegistry().register(SchemaTool(schema))
 
 
-_servers: list[ForkServer] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _fork_server() -> Iterator[None]:
-    yield
-    while _servers:
-        _servers.pop().close()
+FORKS = LazyForkServer("import tooldeck")
+_close_forks = FORKS.closing()
 
 
 def child(code: str) -> subprocess.CompletedProcess[str]:
     """``code`` in a process of its own, forked from one that imported tooldeck
     (tests/forkserver.py); its output decoded."""
-    if not _servers:
-        _servers.append(ForkServer("import tooldeck"))
-    done = _servers[0].run(code=code, timeout=60)
+    done = FORKS().run(code=code, timeout=60)
     return subprocess.CompletedProcess(
         done.args, done.returncode, done.stdout.decode(), done.stderr.decode(errors="replace")
     )

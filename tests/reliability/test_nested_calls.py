@@ -9,33 +9,24 @@ with a hard timeout: a regression fails fast instead of hanging the suite.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
 
 import pytest
 
-from forkserver import ForkServer
+from forkserver import LazyForkServer
 
 PRELOAD = "import asyncio, faulthandler, sys, threading\nfrom tooldeck import ToolRegistry, syncify"
 PRELUDE = """
 faulthandler.dump_traceback_later(20, exit=True)  # a hang prints where, then exits 1
 registry = ToolRegistry()
 """
-_servers: list[ForkServer] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _fork_server() -> Iterator[None]:
-    yield
-    while _servers:
-        _servers.pop().close()
+FORKS = LazyForkServer(PRELOAD)
+_close_forks = FORKS.closing()
 
 
 def run_scenario(body: str) -> str:
     """PRELUDE then ``body`` in a process of its own (forked from one that imported
     tooldeck: tests/forkserver.py); what it printed."""
-    if not _servers:
-        _servers.append(ForkServer(PRELOAD))
-    done = _servers[0].run(code=PRELUDE + textwrap.dedent(body), timeout=60)
+    done = FORKS().run(code=PRELUDE + textwrap.dedent(body), timeout=60)
     out, err = done.stdout.decode(), done.stderr.decode(errors="replace")
     assert done.returncode == 0, out + err
     return out.strip()
