@@ -187,35 +187,56 @@ class SearchIndex:
         bounded.sort(key=_first, reverse=True)
         left = sum(bound for bound, _, _ in bounded)
         scores: dict[str, float] = {}
-        position = 0
-        for bound, rarity, postings in bounded:
-            if (
-                len(scores) >= k
-                and left < max(scores.values())  # cheap: the threshold is at most this
-                and left < self._threshold(scores, k, allowed)
-            ):
-                break
+        # The k best tools that may be returned, as of the last look (fewer while fewer
+        # are known), and the k-th's score: a tool whose score passes it may join them.
+        best: list[str] = []
+        floor = -1.0
+        rising: list[str] = []  # tools that passed `floor` since the last look
+        last = len(bounded) - 1
+        for position, (bound, rarity, postings) in enumerate(bounded):
+            if left + _SLACK < floor:
+                return self._catch_up(scores, bounded[position:], left, best)
             get = scores.get
             for name, weight in postings.items():
-                scores[name] = get(name, 0.0) + rarity * weight
+                score = scores[name] = get(name, 0.0) + rarity * weight
+                if score > floor:
+                    rising.append(name)
             left -= bound
-            position += 1
-        if position == len(bounded):
-            return scores
-        return self._catch_up(scores, bounded[position:], left, k, allowed)
+            if rising and position < last:
+                best = self._best(scores, {*best, *rising}, k, allowed)
+                floor = scores[best[-1]] if best and len(best) == k else -1.0
+                rising = []
+        return scores
 
+    def _best(
+        self, scores: dict[str, float], names: set[str], k: int, allowed: set[str] | None
+    ) -> list[str]:
+        """The ``k`` best of ``names`` that may be returned, best first.
+
+        Kept as the terms are added (`_scores`): scores only grow, so a tool that was
+        not among the best, and has not passed the k-th since, still is not; these are
+        the best of every tool scored so far, and the k-th's score is exactly the bar
+        the terms left must clear."""
+        top = heapq.nlargest(k, names, key=scores.__getitem__)
+        if all(self._eligible(name, allowed) for name in top):
+            return top
+        eligible = [name for name in names if self._eligible(name, allowed)]
+        return heapq.nlargest(k, eligible, key=scores.__getitem__)
+
+    @staticmethod
     def _catch_up(
-        self,
         scores: dict[str, float],
         rest: list[tuple[float, float, dict[str, float]]],
         left: float,
-        k: int,
-        allowed: set[str] | None,
+        best: list[str],
     ) -> dict[str, float]:
-        """The terms left add only to the tools that can still reach the top ``k``."""
-        threshold = self._threshold(scores, k, allowed)
-        scores = {name: score for name, score in scores.items() if score + left >= threshold}
-        for _, rarity, postings in rest:
+        """The terms left add only to the tools that can still reach the k-th best score
+        (that of the last of ``best``, the k best so far: it only grows). Before each
+        term, the tools that cannot reach it with the terms left are dropped: a long
+        request's common words then walk a few hundred tools, not thousands."""
+        for bound, rarity, postings in rest:
+            bar = min(map(scores.__getitem__, best)) - left - _SLACK
+            scores = {name: score for name, score in scores.items() if score >= bar}
             if len(postings) < len(scores):
                 for name, weight in postings.items():
                     if name in scores:
@@ -225,16 +246,8 @@ class SearchIndex:
                     found = postings.get(name)
                     if found is not None:
                         scores[name] += rarity * found
+            left -= bound
         return scores
-
-    def _threshold(self, scores: dict[str, float], k: int, allowed: set[str] | None) -> float:
-        """A lower bound of the k-th best final score among the tools that may be returned."""
-        for width in (k, 4 * k):
-            best = heapq.nlargest(width, scores.items(), key=_second)
-            eligible = [score for name, score in best if self._eligible(name, allowed)]
-            if len(eligible) >= k:
-                return eligible[k - 1]
-        return 0.0  # too few of the best may be returned: no tool can be ruled out
 
     def _eligible(self, name: str, allowed: set[str] | None) -> bool:
         return (allowed is None or name in allowed) and self._docs[name].tool.enabled
@@ -330,6 +343,9 @@ class SearchIndex:
         return spread.keys()
 
 
+# Bounds compared with scores leave this much room, so that rounding (``left`` is a
+# running difference) never prunes a tool tied with the k-th: keeping one more is free.
+_SLACK = 1e-9
 _first = itemgetter(0)
 _second = itemgetter(1)
 
