@@ -233,10 +233,15 @@ class SearchIndex:
         """The terms left add only to the tools that can still reach the k-th best score
         (that of the last of ``best``, the k best so far: it only grows). Before each
         term, the tools that cannot reach it with the terms left are dropped: a long
-        request's common words then walk a few hundred tools, not thousands."""
+        request's common words then walk a few hundred tools, not thousands. (Not while
+        the bar is under a quarter of the k-th's score: it would drop few, most scored
+        tools having matched some common words, and a pass over thousands costs more
+        than it saves.)"""
         for bound, rarity, postings in rest:
-            bar = min(map(scores.__getitem__, best)) - left - _SLACK
-            scores = {name: score for name, score in scores.items() if score >= bar}
+            kth = min(map(scores.__getitem__, best))
+            bar = kth - left - _SLACK
+            if bar * 4 >= kth:
+                scores = {name: score for name, score in scores.items() if score >= bar}
             if len(postings) < len(scores):
                 for name, weight in postings.items():
                     if name in scores:
