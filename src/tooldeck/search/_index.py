@@ -173,7 +173,8 @@ class SearchIndex:
 
         MaxScore (Turtle & Flood 1995): terms are taken rarest-first (highest bound
         first); once the bounds of the terms left add up to less than the k-th best
-        score so far, no tool unseen yet can reach the top ``k``, so the common terms
+        score so far (kept as the terms are added: `_best`), no tool unseen yet can
+        reach the top ``k``, so the common terms
         left only add to the tools already scored (and a tool that cannot catch up is
         dropped), instead of walking their long postings.
         """
