@@ -12,8 +12,9 @@ a lot), every weight is recomputed once, from the term counts kept per tool.
 
 from __future__ import annotations
 
+import collections
 import heapq
-from collections import Counter
+from collections import defaultdict
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from ._tokens import MAX_QUERY_CHARS, name_terms, query_terms, terms
 from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from tooldeck._catalog import Catalog, Match, Tags
     from tooldeck._tool import Tool
 
@@ -47,7 +50,7 @@ class _Doc:
         self.tool = tool
         fields = fields_of(tool)
         self.lengths = tuple(len(found) for found in fields)
-        self.counts = tuple(Counter(found) for found in fields)  # per field: term → count
+        self.counts = tuple(map(_count, fields))  # per field: term → count
 
     def terms(self) -> set[str]:
         return set().union(*self.counts)
@@ -77,7 +80,8 @@ class SearchIndex:
         self._catalog = catalog
         self._vectors = None if embed is None else Vectors(embed)
         self._docs: dict[str, _Doc] = {}
-        self._postings: dict[str, dict[str, float]] = {}  # term → {tool name: weight}
+        # term → {tool name: weight}; a missing term reads as no postings (`.get`)
+        self._postings: defaultdict[str, dict[str, float]] = defaultdict(dict)
         self._max: dict[str, float] = {}  # term → its highest weight (an upper bound)
         self._sums = [0] * len(FIELDS)
         self._weighted_at: tuple[float, ...] = ()
@@ -169,7 +173,8 @@ class SearchIndex:
 
         MaxScore (Turtle & Flood 1995): terms are taken rarest-first (highest bound
         first); once the bounds of the terms left add up to less than the k-th best
-        score so far, no tool unseen yet can reach the top ``k``, so the common terms
+        score so far (kept as the terms are added: `_best`), no tool unseen yet can
+        reach the top ``k``, so the common terms
         left only add to the tools already scored (and a tool that cannot catch up is
         dropped), instead of walking their long postings.
         """
@@ -183,35 +188,61 @@ class SearchIndex:
         bounded.sort(key=_first, reverse=True)
         left = sum(bound for bound, _, _ in bounded)
         scores: dict[str, float] = {}
-        position = 0
-        for bound, rarity, postings in bounded:
-            if (
-                len(scores) >= k
-                and left < max(scores.values())  # cheap: the threshold is at most this
-                and left < self._threshold(scores, k, allowed)
-            ):
-                break
+        # The k best tools that may be returned, as of the last look (fewer while fewer
+        # are known), and the k-th's score: a tool whose score passes it may join them.
+        best: list[str] = []
+        floor = -1.0
+        rising: list[str] = []  # tools that passed `floor` since the last look
+        last = len(bounded) - 1
+        for position, (bound, rarity, postings) in enumerate(bounded):
+            if left + _SLACK < floor:
+                return self._catch_up(scores, bounded[position:], left, best)
             get = scores.get
             for name, weight in postings.items():
-                scores[name] = get(name, 0.0) + rarity * weight
+                score = scores[name] = get(name, 0.0) + rarity * weight
+                if score > floor:
+                    rising.append(name)
             left -= bound
-            position += 1
-        if position == len(bounded):
-            return scores
-        return self._catch_up(scores, bounded[position:], left, k, allowed)
+            if rising and position < last:
+                best = self._best(scores, {*best, *rising}, k, allowed)
+                floor = scores[best[-1]] if best and len(best) == k else -1.0
+                rising = []
+        return scores
 
+    def _best(
+        self, scores: dict[str, float], names: set[str], k: int, allowed: set[str] | None
+    ) -> list[str]:
+        """The ``k`` best of ``names`` that may be returned, best first.
+
+        Kept as the terms are added (`_scores`): scores only grow, so a tool that was
+        not among the best, and has not passed the k-th since, still is not; these are
+        the best of every tool scored so far, and the k-th's score is exactly the bar
+        the terms left must clear."""
+        top = heapq.nlargest(k, names, key=scores.__getitem__)
+        if all(self._eligible(name, allowed) for name in top):
+            return top
+        eligible = [name for name in names if self._eligible(name, allowed)]
+        return heapq.nlargest(k, eligible, key=scores.__getitem__)
+
+    @staticmethod
     def _catch_up(
-        self,
         scores: dict[str, float],
         rest: list[tuple[float, float, dict[str, float]]],
         left: float,
-        k: int,
-        allowed: set[str] | None,
+        best: list[str],
     ) -> dict[str, float]:
-        """The terms left add only to the tools that can still reach the top ``k``."""
-        threshold = self._threshold(scores, k, allowed)
-        scores = {name: score for name, score in scores.items() if score + left >= threshold}
-        for _, rarity, postings in rest:
+        """The terms left add only to the tools that can still reach the k-th best score
+        (that of the last of ``best``, the k best so far: it only grows). Before each
+        term, the tools that cannot reach it with the terms left are dropped: a long
+        request's common words then walk a few hundred tools, not thousands. (Not while
+        the bar is under a quarter of the k-th's score: it would drop few, most scored
+        tools having matched some common words, and a pass over thousands costs more
+        than it saves.)"""
+        for bound, rarity, postings in rest:
+            kth = min(map(scores.__getitem__, best))
+            bar = kth - left - _SLACK
+            if bar * 4 >= kth:
+                scores = {name: score for name, score in scores.items() if score >= bar}
             if len(postings) < len(scores):
                 for name, weight in postings.items():
                     if name in scores:
@@ -221,16 +252,8 @@ class SearchIndex:
                     found = postings.get(name)
                     if found is not None:
                         scores[name] += rarity * found
+            left -= bound
         return scores
-
-    def _threshold(self, scores: dict[str, float], k: int, allowed: set[str] | None) -> float:
-        """A lower bound of the k-th best final score among the tools that may be returned."""
-        for width in (k, 4 * k):
-            best = heapq.nlargest(width, scores.items(), key=_second)
-            eligible = [score for name, score in best if self._eligible(name, allowed)]
-            if len(eligible) >= k:
-                return eligible[k - 1]
-        return 0.0  # too few of the best may be returned: no tool can be ruled out
 
     def _eligible(self, name: str, allowed: set[str] | None) -> bool:
         return (allowed is None or name in allowed) and self._docs[name].tool.enabled
@@ -277,7 +300,7 @@ class SearchIndex:
                 self._reweigh(current)
             else:
                 for doc in added:
-                    self._weigh(doc, self._weighted_at)
+                    self._add(doc)
 
     def _drop(self, name: str, doc: _Doc) -> None:
         del self._docs[name]
@@ -290,33 +313,59 @@ class SearchIndex:
                     del self._postings[term]
                     del self._max[term]
 
+    def _add(self, doc: _Doc) -> None:
+        """Post one new tool, raising its terms' bounds where it weighs more."""
+        name, postings, highest = doc.tool.name, self._postings, self._max
+        for term in self._weigh(doc, self._weighted_at):
+            weight = postings[term][name]
+            if weight > highest.get(term, 0.0):
+                highest[term] = weight
+
     def _reweigh(self, current: tuple[float, ...]) -> None:
-        self._postings, self._max = {}, {}
+        self._postings = defaultdict(dict)
         self._weighted_at = current
         for doc in self._docs.values():
             self._weigh(doc, current)
+        # each term's bound, once at the end: one C-level max per term, not a compare per posting
+        self._max = {term: max(postings.values()) for term, postings in self._postings.items()}
 
-    def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> None:
+    def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> Iterable[str]:
+        """Post ``doc``'s weight under each of its terms; those terms.
+
+        The fields' scaled counts are summed in field order, so the floats are the same
+        whichever way the dicts are built."""
         name = doc.tool.name
-        postings, highest = self._postings, self._max
+        postings = self._postings
         factors = norms(doc.lengths, at)
-        spread: dict[str, float] = {}
-        for counts, factor in zip(doc.counts, factors, strict=True):
+        first, *others = zip(doc.counts, factors, strict=True)
+        counts, factor = first
+        spread = {term: count * factor for term, count in counts.items()}
+        for counts, factor in others:
             get = spread.get
             for term, count in counts.items():
                 spread[term] = get(term, 0.0) + count * factor
         for term, total in spread.items():
-            weight = total / (K1 + total)
-            entry = postings.get(term)
-            if entry is None:
-                entry = postings[term] = {}
-            entry[name] = weight
-            if weight > highest.get(term, 0.0):
-                highest[term] = weight
+            postings[term][name] = total / (K1 + total)
+        return spread.keys()
 
 
+# Bounds compared with scores leave this much room, so that rounding (``left`` is a
+# running difference) never prunes a tool tied with the k-th: keeping one more is free.
+_SLACK = 1e-9
 _first = itemgetter(0)
 _second = itemgetter(1)
+
+
+# `Counter`'s own C loop (not in typeshed), in CPython since 3.2, a Python loop elsewhere
+_count_elements = collections._count_elements  # type: ignore[attr-defined]
+
+
+def _count(found: list[str]) -> dict[str, int]:
+    """Each term's count in ``found`` (`Counter`'s counting, without its ~5 µs of
+    construction: a build counts 3 fields of every tool)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, found)
+    return counts
 
 
 def _drifted(used: tuple[float, ...], current: tuple[float, ...]) -> bool:

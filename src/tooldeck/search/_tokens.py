@@ -112,13 +112,16 @@ def terms(text: str, *, stop: bool = True) -> list[str]:
     """The search terms of ``text``, in order, with repeats (stop words dropped)."""
     cache = _CACHES[stop]
     runs = _ASCII_RUNS.findall(text) if text.isascii() else _RUNS.findall(text)
+    try:  # the usual case: every run is known (no list of the new ones to make first)
+        return list(chain.from_iterable(map(cache.__getitem__, runs)))
+    except KeyError:
+        pass
     new = [run for run in runs if run not in cache]
-    if new:
-        if len(cache) + len(new) > _CACHE_SIZE:
-            cache.clear()
-            new = runs
-        for run in new:
-            cache[run] = _run_terms(run, stop)
+    if len(cache) + len(new) > _CACHE_SIZE:
+        cache.clear()
+        new = runs
+    for run in new:
+        cache[run] = _run_terms(run, stop)
     return list(chain.from_iterable(map(cache.__getitem__, runs)))
 
 

@@ -1,0 +1,123 @@
+"""The search index's shortcuts (MaxScore pruning, the running k-th best, the bounds
+kept per term) never change a ranking, and keep a long request's work bounded."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tooldeck import ToolRegistry
+from tooldeck.search import _index, _tokens
+
+# some words common, most rare: MaxScore stops early and catches up on the common ones
+WORDS = [*["alpha"] * 8, *["beta"] * 4, *["gamma"] * 2, *(f"w{c}x" for c in "abcdefghijklmnop")]
+
+
+def _exhaustive(registry: ToolRegistry, query: str, allowed: set[str] | None) -> list[str]:
+    """Every enabled (and allowed) tool sharing a term, by score, ties in registration order."""
+    index = registry._catalog.search_index
+    scores: dict[str, float] = {}
+    for term in _tokens.query_terms(query):
+        postings = index._postings.get(term, {})
+        for name, weight in postings.items():
+            rarity = _index.idf(len(index._docs), len(postings))
+            scores[name] = scores.get(name, 0.0) + rarity * weight
+    order = registry._catalog.order
+    return sorted(
+        (
+            n
+            for n in scores
+            if registry.get(n).enabled and (allowed is None or n in allowed)  # type: ignore[union-attr]
+        ),
+        key=lambda n: (-scores[n], order[n]),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    # few distinct documents, each repeated: many exact ties, and long postings
+    docs=st.lists(
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=8), min_size=1, max_size=12
+    ),
+    copies=st.integers(1, 6),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=10),
+    k=st.integers(1, 4),
+    tagged=st.sets(st.integers(0, 71)),
+    disabled=st.sets(st.integers(0, 71)),
+    use_tags=st.booleans(),
+)
+def test_search_with_tags_and_ties_equals_an_exhaustive_ranking(
+    docs: list[list[str]],
+    copies: int,
+    query: list[str],
+    k: int,
+    tagged: set[int],
+    disabled: set[int],
+    use_tags: bool,
+) -> None:
+    registry = ToolRegistry()
+    names = []
+    for i in range(len(docs) * copies):
+        name = f"t{i}"
+        names.append(name)
+        tags = ["picked"] if i in tagged else []
+        registry.register(
+            lambda x: x, name=name, description=" ".join(docs[i % len(docs)]), tags=tags
+        )
+    for i in disabled & set(range(len(names))):
+        registry.disable(names[i])
+    text = " ".join(query)
+    found = [t.name for t in registry.search(text, k=k, tags="picked" if use_tags else None)]
+    allowed = {names[i] for i in tagged if i < len(names)} if use_tags else None
+    assert found == _exhaustive(registry, text, allowed)[:k]
+
+
+def _catalog(size: int, seed: int = 7) -> tuple[ToolRegistry, str]:
+    """``size`` tools over a Zipf-like vocabulary, and a long request over it."""
+    rng = random.Random(seed)
+    vocabulary = [f"q{a}{b}" for a in "abcdefghijklmnopqrst" for b in "abcdefghijklmno"]
+    weights = [1 / (i + 1) for i in range(len(vocabulary))]
+    registry = ToolRegistry()
+    for i in range(size):
+        words = rng.choices(vocabulary, weights, k=rng.randint(4, 20))
+        registry.register(lambda x: x, name=f"tool_{i}", description=" ".join(words))
+    query = " ".join(rng.sample(vocabulary[:200], 15))  # few terms: no re-ranking
+    return registry, query
+
+
+def test_a_long_request_ranks_exactly_and_its_work_is_bounded(monkeypatch: Any) -> None:
+    registry, query = _catalog(1_500)
+    registry.search("qaa")  # the index exists
+    seen: list[int] = []
+    nlargest = _index.heapq.nlargest
+
+    def counting(n: int, iterable: Any, key: Any = None) -> Any:
+        items = list(iterable)
+        seen.append(len(items))
+        return nlargest(n, items, key=key)
+
+    monkeypatch.setattr(_index.heapq, "nlargest", counting)
+    for k in (1, 5, 10):
+        seen.clear()
+        found = [t.name for t in registry.search(query, k=k)]
+        assert found == _exhaustive(registry, query, None)[:k]
+        # The k-th best is kept as scores grow, from the few tools that passed it, not
+        # found again over every tool scored; the final ranking picks from the tools
+        # that could still reach it. (It was several passes over >1,000 tools.)
+        assert sum(seen) <= 1_500 // 2, seen
+
+
+def test_term_bounds_are_the_highest_weights(monkeypatch: Any) -> None:
+    registry, _ = _catalog(300, seed=3)
+    registry.search("qaa")
+    index = registry._catalog.search_index
+    assert index._max == {t: max(p.values()) for t, p in index._postings.items()}
+    for i in range(10):  # added after the build: bounds raised where the new tool weighs more
+        registry.register(lambda x: x, name=f"late_{i}", description="qaa " * (i + 1) + "fresh")
+    registry.unregister("tool_0")
+    registry.search("qaa")
+    for term, postings in index._postings.items():
+        assert index._max[term] >= max(postings.values())
