@@ -97,3 +97,38 @@ def test_a_words_forms_meet_in_search() -> None:
     assert [t.name for t in registry.search("currency rating", k=1)] == ["exchange_rates"]
     # "news" is not the plural of "new"
     assert [t.name for t in registry.search("news", k=5)] == ["headlines"]
+
+
+def test_numbers_in_a_request_are_values_not_what_it_asks_for() -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def area_of_circle(radius: float) -> float:
+        """Area of a circle from its radius."""
+        return radius
+
+    @registry.tool
+    def top_10_songs(year: int) -> str:
+        """The 10 most played songs of a year."""
+        return str(year)
+
+    @registry.tool
+    def http_status_404(url: str) -> str:
+        """Explain a 404 answer."""
+        return url
+
+    @registry.tool
+    def parse_iso8601(text: str) -> str:
+        """Read an ISO 8601 date."""
+        return text
+
+    def names(query: str) -> list[str]:
+        return [t.name for t in registry.search(query, k=5)]
+
+    assert names("area of a circle with a radius of 10") == ["area_of_circle"]
+    assert names("songs of 2024") == ["top_10_songs"]
+    # a query of numbers alone still searches them; a tool's own numbers are indexed
+    assert names("404") == ["http_status_404"]
+    assert names("10") == ["top_10_songs"]
+    assert names("ISO 8601")[0] == "parse_iso8601"
+    assert names("mp3 404")[0] == "http_status_404"

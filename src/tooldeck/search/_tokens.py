@@ -103,15 +103,23 @@ def name_terms(name: str) -> list[str]:
     return [*words, whole] if whole not in words else words
 
 
-def query_terms(query: str) -> list[str]:
+def query_terms(query: str, *, numbers: bool = False) -> list[str]:
     """A query's distinct terms, bounded: at most `MAX_QUERY_TERMS`, from its first
-    `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names)."""
+    `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names).
+
+    Numbers alone (``5``, ``2024``) are the values a request gives ("a radius of 5"),
+    not what it asks for: they are left out unless ``numbers`` (the index asks again
+    with them when nothing else is found). A tool's own numbers are always indexed,
+    and a word with digits (``mp3``) is a word.
+    """
     text = query[:MAX_QUERY_CHARS]
     seen: dict[str, None] = {}
     whole = text.strip().casefold()
     if whole and len(whole) <= 128:
         seen[whole] = None
     for term in terms(text):
+        if not numbers and term.isdigit():
+            continue
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
