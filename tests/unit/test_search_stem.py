@@ -46,6 +46,8 @@ REFERENCE = [
     ("united", "unit"), ("converting", "convert"), ("conversion", "convers"),
     ("forecasts", "forecast"), ("fahrenheit", "fahrenheit"), ("celsius", "celsius"),
     ("by", "by"), ("sky", "sky"), ("yes", "yes"), ("ayes", "aye"), ("toy", "toy"),
+    ("eyyy", "eyyy"), ("yysre", "yysr"), ("sayings", "say"), ("employs", "employ"),
+    ("crying", "cri"), ("youth", "youth"),
 ]  # fmt: skip
 
 

@@ -27,7 +27,7 @@ _PREFIXES = ("gener", "commun", "arsen", "past", "univers", "later", "emerg", "o
 _AFTER_1A = frozenset(
     ("inning", "outing", "canning", "herring", "earring", "proceed", "exceed", "succeed", "evening")
 )
-_STEP2 = (  # longest first within each shared ending; (suffix, replacement)
+_STEP2_TABLE = (  # longest first within each shared ending; (suffix, replacement)
     ("ization", "ize"), ("ational", "ate"), ("ogist", "og"), ("fulness", "ful"), ("ousness", "ous"),
     ("iveness", "ive"), ("tional", "tion"), ("biliti", "ble"), ("lessli", "less"),
     ("entli", "ent"), ("ation", "ate"), ("alism", "al"), ("aliti", "al"), ("ousli", "ous"),
@@ -35,14 +35,24 @@ _STEP2 = (  # longest first within each shared ending; (suffix, replacement)
     ("abli", "able"), ("izer", "ize"), ("ator", "ate"), ("alli", "al"), ("bli", "ble"),
     ("ogi", "og"), ("li", ""),
 )  # fmt: skip
-_STEP3 = (
+_STEP3_TABLE = (
     ("ational", "ate"), ("tional", "tion"), ("alize", "al"), ("icate", "ic"),
     ("iciti", "ic"), ("ative", ""), ("ical", "ic"), ("ness", ""), ("ful", ""),
 )  # fmt: skip
-_STEP4 = (
+_STEP4_TABLE = (
     "ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti",
     "ous", "ive", "ize", "ion", "al", "er", "ic",
 )  # fmt: skip
+
+
+# Each table by its suffixes' last letter: a word is checked against a few, not all.
+_STEP2 = {
+    e: tuple(x for x in _STEP2_TABLE if x[0][-1] == e) for e in {x[0][-1] for x in _STEP2_TABLE}
+}
+_STEP3 = {
+    e: tuple(x for x in _STEP3_TABLE if x[0][-1] == e) for e in {x[0][-1] for x in _STEP3_TABLE}
+}
+_STEP4 = {e: tuple(x for x in _STEP4_TABLE if x[-1] == e) for e in {x[-1] for x in _STEP4_TABLE}}
 
 
 def porter2(word: str) -> str:
@@ -51,11 +61,12 @@ def porter2(word: str) -> str:
         return word
     if word in _EXCEPTIONS:
         return _EXCEPTIONS[word]
-    if word[0] == "y":
-        word = "Y" + word[1:]
-    word = "".join(  # a y after a vowel is a consonant
-        "Y" if c == "y" and i and word[i - 1] in _VOWELS else c for i, c in enumerate(word)
-    )
+    if "y" in word:  # an initial y, or a y after a vowel, is a consonant
+        chars = list(word)
+        for i, c in enumerate(chars):
+            if c == "y" and (not i or chars[i - 1] in _VOWELS):
+                chars[i] = "Y"
+        word = "".join(chars)
     r1, r2 = _regions(word)
     word = _step1a(word)
     if word in _AFTER_1A:
@@ -63,13 +74,13 @@ def porter2(word: str) -> str:
     word = _step1b(word, r1)
     if len(word) > 2 and word[-1] in "yY" and word[-2] not in _VOWELS:
         word = word[:-1] + "i"  # step 1c
-    word = _replace(word, _STEP2, r1, step2=True)
-    word = _replace(word, _STEP3, r1, r2=r2)
+    word = _replace(word, _STEP2.get(word[-1], ()), r1, step2=True)
+    word = _replace(word, _STEP3.get(word[-1], ()), r1, r2=r2)
     return _step5(_step4(word, r2), r1, r2).replace("Y", "y")
 
 
 def _step4(word: str, r2: int) -> str:
-    for suffix in _STEP4:
+    for suffix in _STEP4.get(word[-1], ()):
         if word.endswith(suffix):
             if len(word) - len(suffix) >= r2 and (suffix != "ion" or word[-4:-3] in ("s", "t")):
                 return word[: -len(suffix)]

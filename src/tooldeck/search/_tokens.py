@@ -51,9 +51,17 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 def stem(word: str) -> str:
     """``word``'s English stem (Porter2, `tooldeck.search._stem`), for ASCII words of
-    letters only: ``calculate``, ``calculation`` and ``calculator`` meet at ``calcul``."""
-    return porter2(word) if word.isalpha() else word
+    letters only: ``calculate``, ``calculation`` and ``calculator`` meet at ``calcul``.
+    Remembered (a word recurs in many names and runs); bounded like the run cache."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) >= _CACHE_SIZE:
+            _STEMS.clear()
+        found = _STEMS[word] = porter2(word) if word.isalpha() else word
+    return found
 
+
+_STEMS: dict[str, str] = {}
 
 # A run of letters → its terms, remembered: a catalog's vocabulary repeats (Zipf), so
 # most words are tokenised once. Bounded: cleared when full. One cache per stop flag.
