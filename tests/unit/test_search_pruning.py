@@ -121,3 +121,32 @@ def test_term_bounds_are_the_highest_weights(monkeypatch: Any) -> None:
     registry.search("qaa")
     for term, postings in index._postings.items():
         assert index._max[term] >= max(postings.values())
+
+
+def test_long_postings_split_in_two_parts_rank_exactly_and_follow_changes() -> None:
+    """A word in hundreds of tools is walked in two parts (its heavy postings, then its
+    light ones, each with its own bound); rankings stay exact, also after the catalog
+    changes (the parts are made again)."""
+    rng = random.Random(5)
+    registry = ToolRegistry()
+    for i in range(400):
+        # "shared" in every tool: in a few names (heavy), else once in a description
+        # of varying length (light)
+        name = f"shared_{i}" if i % 40 == 0 else f"tool_{i}"
+        words = rng.choices(["shared", "alpha", "beta", "gamma", *WORDS], k=rng.randint(2, 30))
+        registry.register(lambda x: x, name=name, description="shared " + " ".join(words))
+    queries = ["shared", "shared alpha wax", "beta shared gamma wbx wcx", "wdx shared"]
+    for query in queries:
+        for k in (1, 3, 10):
+            found = [t.name for t in registry.search(query, k=k)]
+            assert found == _exhaustive(registry, query, None)[:k]
+    index = registry._catalog.search_index
+    (term,) = _tokens.terms("shared")
+    assert len(index._split[term][1]) == 2  # the long postings were split
+    registry.register(lambda x: x, name="late", description="shared shared shared alpha")
+    registry.unregister("shared_0")
+    registry.disable("shared_40")
+    for query in queries:
+        found = [t.name for t in registry.search(query, k=5)]
+        assert found == _exhaustive(registry, query, None)[:5]
+    assert any("late" in part for part in index._split[term][1])

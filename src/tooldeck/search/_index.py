@@ -12,6 +12,7 @@ a lot), every weight is recomputed once, from the term counts kept per tool.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import heapq
 from collections import defaultdict
@@ -86,6 +87,8 @@ class SearchIndex:
         self._sums = [0] * len(FIELDS)
         self._weighted_at: tuple[float, ...] = ()
         self._stale: set[str] = set(catalog.tools)
+        # term → (the catalog's size, its postings weighted by rarity: `_parts`)
+        self._split: dict[str, tuple[int, list[dict[str, float]]]] = {}
 
     def touched(self, name: str) -> None:
         """The tool named ``name`` came, changed or went: re-read it before the next search."""
@@ -145,19 +148,23 @@ class SearchIndex:
         push out the tool for another part of the request ("stock price").
         """
         total = len(self._docs)
-        parts = [
-            (idf(total, len(postings)), postings)
-            for postings in map(self._postings.get, wanted)
-            if postings
-        ]
-        rows = [
-            [
-                (i, rarity, weight)
-                for i, (rarity, postings) in enumerate(parts)
-                if (weight := postings.get(tool.name)) is not None
-            ]
-            for tool in ranked
-        ]
+        parts: list[tuple[float, dict[str, float]]] = []
+        position: dict[str, int] = {}  # a query term with postings → its place in parts
+        for term in wanted:
+            postings = self._postings.get(term)
+            if postings:
+                position[term] = len(parts)
+                parts.append((idf(total, len(postings)), postings))
+        docs = self._docs
+        rows = []
+        for tool in ranked:  # each candidate's own query terms (a set meet, in C), in query order
+            name = tool.name
+            rows.append(
+                [
+                    (i, parts[i][0], parts[i][1][name])
+                    for i in sorted(map(position.__getitem__, docs[name].terms() & position.keys()))
+                ]
+            )
         left = [1.0] * len(parts)
         picked: list[Tool[..., Any]] = []
         while len(picked) < k and rows:
@@ -171,22 +178,16 @@ class SearchIndex:
     def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
         """Each candidate's BM25F score: exact for every tool that can reach the top ``k``.
 
-        MaxScore (Turtle & Flood 1995): terms are taken rarest-first (highest bound
-        first); once the bounds of the terms left add up to less than the k-th best
+        MaxScore (Turtle & Flood 1995): terms are taken densest bound first (`_bounded`:
+        a rare word's few postings, and a common word's few heavy ones, before its many
+        light ones); once the bounds of the parts left add up to less than the k-th best
         score so far (kept as the terms are added: `_best`), no tool unseen yet can
-        reach the top ``k``, so the common terms
-        left only add to the tools already scored (and a tool that cannot catch up is
-        dropped), instead of walking their long postings.
+        reach the top ``k``, so the parts left only add to the tools already scored (and
+        a tool that cannot catch up is dropped), instead of walking their long postings.
+        Each part is added with dict updates (in C), with a Python pass only over the
+        tools it shares with those already scored.
         """
-        total = len(self._docs)
-        bounded = []
-        for term in wanted:
-            postings = self._postings.get(term)
-            if postings:
-                rarity = idf(total, len(postings))
-                bounded.append((rarity * self._max[term], rarity, postings))
-        bounded.sort(key=_first, reverse=True)
-        left = sum(bound for bound, _, _ in bounded)
+        bounded, left = self._bounded(wanted)
         scores: dict[str, float] = {}
         # The k best tools that may be returned, as of the last look (fewer while fewer
         # are known), and the k-th's score: a tool whose score passes it may join them.
@@ -194,23 +195,65 @@ class SearchIndex:
         floor = -1.0
         rising: list[str] = []  # tools that passed `floor` since the last look
         last = len(bounded) - 1
-        for position, (bound, rarity, postings) in enumerate(bounded):
+        for position, (_, bound, part) in enumerate(bounded):
             if left + _SLACK < floor:
                 return self._catch_up(scores, bounded[position:], left, best)
-            get = scores.get
-            for name, weight in postings.items():
-                score = scores[name] = get(name, 0.0) + rarity * weight
-                if score > floor:
+            scored = part.keys() & scores.keys()
+            if scored:  # a Python pass over the tools already scored only
+                summed = {name: scores[name] + part[name] for name in scored}
+                scores.update(part)
+                scores.update(summed)
+                rising += [name for name, score in summed.items() if score > floor]
+            else:
+                scores.update(part)
+            for name, score in part.items():  # the new tools passing `floor`: a prefix
+                if score <= floor:
+                    break
+                if name not in scored:
                     rising.append(name)
             left -= bound
             if rising and position < last:
-                best = self._best(scores, {*best, *rising}, k, allowed)
+                best = self._best(scores, best, rising, k, allowed)
                 floor = scores[best[-1]] if best and len(best) == k else -1.0
                 rising = []
         return scores
 
+    def _bounded(
+        self, wanted: list[str]
+    ) -> tuple[list[tuple[float, float, dict[str, float]]], float]:
+        """The query terms' parts (`_parts`), each as (its bound per posting, its bound,
+        its postings), densest first: the walk's order, so that the bound of what is left
+        falls fastest for the postings walked. And the bounds' sum: the most a tool can
+        score. A term's light part counts only what its heavy part does not (a tool is in
+        one of them), and always comes after it."""
+        total = len(self._docs)
+        bounded: list[tuple[float, float, dict[str, float]]] = []
+        left = 0.0
+        for term in wanted:
+            postings = self._postings.get(term)
+            if postings:
+                parts = self._parts(term, postings, total)
+                upper = next(iter(parts[0].values()))
+                left += upper
+                if len(parts) == 1:
+                    bounded.append((upper / len(parts[0]), upper, parts[0]))
+                    continue
+                high, low = parts
+                lower = next(iter(low.values()))
+                first = (upper - lower) / len(high)
+                bounded.append((first, upper - lower, high))
+                # after its own high part, whatever the densities
+                bounded.append((min(first, lower / len(low)) * _BEHIND, lower, low))
+        bounded.sort(key=_first, reverse=True)
+        return bounded, left
+
     def _best(
-        self, scores: dict[str, float], names: set[str], k: int, allowed: set[str] | None
+        self,
+        scores: dict[str, float],
+        known: list[str],
+        rising: list[str],
+        k: int,
+        allowed: set[str] | None,
     ) -> list[str]:
         """The ``k`` best of ``names`` that may be returned, best first.
 
@@ -218,8 +261,10 @@ class SearchIndex:
         not among the best, and has not passed the k-th since, still is not; these are
         the best of every tool scored so far, and the k-th's score is exactly the bar
         the terms left must clear."""
+        kept = set(known)  # eligible already: checked when they joined
+        names = kept.union(rising)
         top = heapq.nlargest(k, names, key=scores.__getitem__)
-        if all(self._eligible(name, allowed) for name in top):
+        if all(name in kept or self._eligible(name, allowed) for name in top):
             return top
         eligible = [name for name in names if self._eligible(name, allowed)]
         return heapq.nlargest(k, eligible, key=scores.__getitem__)
@@ -238,22 +283,34 @@ class SearchIndex:
         the bar is under a quarter of the k-th's score: it would drop few, most scored
         tools having matched some common words, and a pass over thousands costs more
         than it saves.)"""
-        for bound, rarity, postings in rest:
+        for _, bound, part in rest:
             kth = min(map(scores.__getitem__, best))
             bar = kth - left - _SLACK
             if bar * 4 >= kth:
                 scores = {name: score for name, score in scores.items() if score >= bar}
-            if len(postings) < len(scores):
-                for name, weight in postings.items():
-                    if name in scores:
-                        scores[name] += rarity * weight
-            else:
-                for name in scores:
-                    found = postings.get(name)
-                    if found is not None:
-                        scores[name] += rarity * found
+            scores.update({name: scores[name] + part[name] for name in part.keys() & scores.keys()})
             left -= bound
         return scores
+
+    def _parts(self, term: str, postings: dict[str, float], total: int) -> list[dict[str, float]]:
+        """``term``'s postings times its rarity, heaviest first: in one part, or, when
+        long, in two (the weights above half the highest, and the rest), so that the
+        many light ones have a bound of their own. Made on the term's first search and
+        kept until its postings or the catalog's size change."""
+        kept = self._split.get(term)
+        if kept is not None and kept[0] == total:
+            return kept[1]
+        rarity = idf(total, len(postings))
+        weighted = [(name, rarity * weight) for name, weight in postings.items()]
+        weighted.sort(key=_second, reverse=True)
+        parts = [dict(weighted)]
+        if len(weighted) >= _SPLIT:
+            cut = weighted[0][1] * _CUT
+            at = bisect.bisect_left(weighted, -cut, key=_negated)
+            if at < len(weighted):
+                parts = [dict(weighted[:at]), dict(weighted[at:])]
+        self._split[term] = (total, parts)
+        return parts
 
     def _eligible(self, name: str, allowed: set[str] | None) -> bool:
         return (allowed is None or name in allowed) and self._docs[name].tool.enabled
@@ -306,6 +363,7 @@ class SearchIndex:
         del self._docs[name]
         self._sums = [a - b for a, b in zip(self._sums, doc.lengths, strict=True)]
         for term in doc.terms():
+            self._split.pop(term, None)
             postings = self._postings.get(term)
             if postings is not None:
                 postings.pop(name, None)
@@ -316,12 +374,15 @@ class SearchIndex:
     def _add(self, doc: _Doc) -> None:
         """Post one new tool, raising its terms' bounds where it weighs more."""
         name, postings, highest = doc.tool.name, self._postings, self._max
+        splits = self._split
         for term in self._weigh(doc, self._weighted_at):
+            splits.pop(term, None)
             weight = postings[term][name]
             if weight > highest.get(term, 0.0):
                 highest[term] = weight
 
     def _reweigh(self, current: tuple[float, ...]) -> None:
+        self._split = {}
         self._postings = defaultdict(dict)
         self._weighted_at = current
         for doc in self._docs.values():
@@ -352,6 +413,15 @@ class SearchIndex:
 # Bounds compared with scores leave this much room, so that rounding (``left`` is a
 # running difference) never prunes a tool tied with the k-th: keeping one more is free.
 _SLACK = 1e-9
+_SPLIT = 64
+_CUT = 0.5
+_BEHIND = 1.0 - 1e-9
+
+
+def _negated(item: tuple[str, float]) -> float:
+    return -item[1]
+
+
 _first = itemgetter(0)
 _second = itemgetter(1)
 
