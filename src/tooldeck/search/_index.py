@@ -12,7 +12,6 @@ a lot), every weight is recomputed once, from the term counts kept per tool.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import heapq
 from collections import defaultdict
@@ -87,8 +86,8 @@ class SearchIndex:
         self._sums = [0] * len(FIELDS)
         self._weighted_at: tuple[float, ...] = ()
         self._stale: set[str] = set(catalog.tools)
-        # term → (the catalog's size, its postings weighted by rarity: `_parts`)
-        self._split: dict[str, tuple[int, list[dict[str, float]]]] = {}
+        # term → (the catalog's size, its postings weighted by rarity in parts: `_parts`)
+        self._split: dict[str, tuple[int, list[tuple[float, dict[str, float]]]]] = {}
 
     def touched(self, name: str) -> None:
         """The tool named ``name`` came, changed or went: re-read it before the next search."""
@@ -206,11 +205,7 @@ class SearchIndex:
                 rising += [name for name, score in summed.items() if score > floor]
             else:
                 scores.update(part)
-            for name, score in part.items():  # the new tools passing `floor`: a prefix
-                if score <= floor:
-                    break
-                if name not in scored:
-                    rising.append(name)
+            rising += [n for n, score in part.items() if score > floor and n not in scored]
             left -= bound
             if rising and position < last:
                 best = self._best(scores, best, rising, k, allowed)
@@ -233,16 +228,15 @@ class SearchIndex:
             postings = self._postings.get(term)
             if postings:
                 parts = self._parts(term, postings, total)
-                upper = next(iter(parts[0].values()))
+                upper, part = parts[0]
                 left += upper
                 if len(parts) == 1:
-                    bounded.append((upper / len(parts[0]), upper, parts[0]))
+                    bounded.append((upper / len(part), upper, part))
                     continue
-                high, low = parts
-                lower = next(iter(low.values()))
-                first = (upper - lower) / len(high)
-                bounded.append((first, upper - lower, high))
-                # after its own high part, whatever the densities
+                lower, low = parts[1]
+                first = (upper - lower) / len(part)
+                bounded.append((first, upper - lower, part))
+                # after its own heavy part, whatever the densities
                 bounded.append((min(first, lower / len(low)) * _BEHIND, lower, low))
         bounded.sort(key=_first, reverse=True)
         return bounded, left
@@ -292,23 +286,28 @@ class SearchIndex:
             left -= bound
         return scores
 
-    def _parts(self, term: str, postings: dict[str, float], total: int) -> list[dict[str, float]]:
-        """``term``'s postings times its rarity, heaviest first: in one part, or, when
-        long, in two (the weights above half the highest, and the rest), so that the
-        many light ones have a bound of their own. Made on the term's first search and
-        kept until its postings or the catalog's size change."""
+    def _parts(
+        self, term: str, postings: dict[str, float], total: int
+    ) -> list[tuple[float, dict[str, float]]]:
+        """``term``'s postings times its rarity, each part with its bound: in one part,
+        or, when long, in two (the weights above half the highest, and the rest), so
+        that the many light ones have a bound of their own. Made on the term's first
+        search (a pass or two, in comprehensions) and kept until its postings or the
+        catalog's size change."""
         kept = self._split.get(term)
         if kept is not None and kept[0] == total:
             return kept[1]
         rarity = idf(total, len(postings))
-        weighted = [(name, rarity * weight) for name, weight in postings.items()]
-        weighted.sort(key=_second, reverse=True)
-        parts = [dict(weighted)]
-        if len(weighted) >= _SPLIT:
-            cut = weighted[0][1] * _CUT
-            at = bisect.bisect_left(weighted, -cut, key=_negated)
-            if at < len(weighted):
-                parts = [dict(weighted[:at]), dict(weighted[at:])]
+        top = self._max[term]  # an upper bound of the weights (not lowered on removals)
+        parts = None
+        if len(postings) >= _SPLIT:
+            cut = top * _CUT
+            high = {name: rarity * weight for name, weight in postings.items() if weight > cut}
+            if high and len(high) < len(postings):
+                low = {n: rarity * weight for n, weight in postings.items() if weight <= cut}
+                parts = [(rarity * top, high), (max(low.values()), low)]
+        if parts is None:
+            parts = [(rarity * top, {n: rarity * weight for n, weight in postings.items()})]
         self._split[term] = (total, parts)
         return parts
 
@@ -416,10 +415,6 @@ _SLACK = 1e-9
 _SPLIT = 64
 _CUT = 0.5
 _BEHIND = 1.0 - 1e-9
-
-
-def _negated(item: tuple[str, float]) -> float:
-    return -item[1]
 
 
 _first = itemgetter(0)
