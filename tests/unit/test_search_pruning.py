@@ -111,16 +111,31 @@ def test_a_long_request_ranks_exactly_and_its_work_is_bounded(monkeypatch: Any) 
 
 
 def test_term_bounds_are_the_highest_weights(monkeypatch: Any) -> None:
-    registry, _ = _catalog(300, seed=3)
-    registry.search("qaa")
+    """Each part's bound is its highest weighted posting, also for parts made again
+    after tools came and went."""
+    registry, query = _catalog(300, seed=3)
+    registry.search(query)
     index = registry._catalog.search_index
-    assert index._max == {t: max(p.values()) for t, p in index._postings.items()}
-    for i in range(10):  # added after the build: bounds raised where the new tool weighs more
+
+    def check() -> None:
+        assert index._split
+        for term, (size, parts) in index._split.items():
+            if size != len(index._docs):
+                continue  # made for another catalog size: made again before use
+            postings = index._postings[term]
+            assert sum(len(part) for _, part in parts) == len(postings)
+            for bound, part in parts:
+                assert bound == max(part.values())
+            assert parts[0][0] == max(postings.values()) * _index.idf(
+                len(index._docs), len(postings)
+            )
+
+    check()
+    for i in range(10):  # added after the build: the parts of their terms are made again
         registry.register(lambda x: x, name=f"late_{i}", description="qaa " * (i + 1) + "fresh")
     registry.unregister("tool_0")
-    registry.search("qaa")
-    for term, postings in index._postings.items():
-        assert index._max[term] >= max(postings.values())
+    registry.search(query + " qaa fresh")
+    check()
 
 
 def test_long_postings_split_in_two_parts_rank_exactly_and_follow_changes() -> None:

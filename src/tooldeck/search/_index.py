@@ -82,7 +82,6 @@ class SearchIndex:
         self._docs: dict[str, _Doc] = {}
         # term → {tool name: weight}; a missing term reads as no postings (`.get`)
         self._postings: defaultdict[str, dict[str, float]] = defaultdict(dict)
-        self._max: dict[str, float] = {}  # term → its highest weight (an upper bound)
         self._sums = [0] * len(FIELDS)
         self._weighted_at: tuple[float, ...] = ()
         self._stale: set[str] = set(catalog.tools)
@@ -298,7 +297,7 @@ class SearchIndex:
         if kept is not None and kept[0] == total:
             return kept[1]
         rarity = idf(total, len(postings))
-        top = self._max[term]  # an upper bound of the weights (not lowered on removals)
+        top = max(postings.values())
         parts = None
         if len(postings) >= _SPLIT:
             cut = top * _CUT
@@ -368,17 +367,12 @@ class SearchIndex:
                 postings.pop(name, None)
                 if not postings:
                     del self._postings[term]
-                    del self._max[term]
 
     def _add(self, doc: _Doc) -> None:
-        """Post one new tool, raising its terms' bounds where it weighs more."""
-        name, postings, highest = doc.tool.name, self._postings, self._max
+        """Post one new tool; its terms' parts are made again on their next search."""
         splits = self._split
         for term in self._weigh(doc, self._weighted_at):
             splits.pop(term, None)
-            weight = postings[term][name]
-            if weight > highest.get(term, 0.0):
-                highest[term] = weight
 
     def _reweigh(self, current: tuple[float, ...]) -> None:
         self._split = {}
@@ -386,8 +380,6 @@ class SearchIndex:
         self._weighted_at = current
         for doc in self._docs.values():
             self._weigh(doc, current)
-        # each term's bound, once at the end: one C-level max per term, not a compare per posting
-        self._max = {term: max(postings.values()) for term, postings in self._postings.items()}
 
     def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> Iterable[str]:
         """Post ``doc``'s weight under each of its terms; those terms.
