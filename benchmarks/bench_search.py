@@ -240,6 +240,7 @@ def _forget_words() -> None:
 
     for cache in _tokens._CACHES.values():
         cache.clear()
+    _tokens._STEMS.clear()
 
 
 def _registration(rounds: int, count: int = 300) -> tuple[float, float]:

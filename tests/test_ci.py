@@ -71,7 +71,10 @@ def test_ci_runs_the_suite_on_each_in_a_venv_of_its_own() -> None:
     assert 'dev_venv "$python" "$venv" >"$ci/py$version.install.log" 2>&1 || exit 3' in body
     assert '"$venv/bin/python" -m pytest -n 0 "${ignore[@]}"' in body
     assert body.index("dev_venv") < body.index("-m pytest") < body.index(") >")
-    assert script.index(body) < script.index(test + " ")
+    # The README's run, started in the background before them, is waited for after.
+    started = script.index(f'cd "$readme" && {test} ')
+    assert started < script.index("readme_job=$!") < script.index(body)
+    assert script.index(body) < script.index('wait "$readme_job"')
 
 
 def test_ci_never_touches_the_checkouts_venv() -> None:
@@ -82,11 +85,12 @@ def test_ci_never_touches_the_checkouts_venv() -> None:
     assert "rm -rf .venv" not in script
     assert 'readme="$ci/readme"' in script
     assert 'fresh_copy "$readme"' in script
-    assert f'(cd "$readme" && {test} ' in script
+    assert f'cd "$readme" && {test} ' in script
     assert "git archive HEAD" in script
     # Every other venv is in CI's folder too: none is made in the checkout.
     makes = re.findall(r"(?:-m venv|uv\" venv -q --python \"\$1\") (\S+)", script)
-    assert makes == ['"$ci/uv"', '"$2"', '"$2"', ".venv"]  # uv's own; dev_venv's (uv, pip)
+    # The README's; uv's own; dev_venv's (uv, then pip).
+    assert makes == [".venv", '"$ci/uv"', '"$2"', '"$2"']
     assert 'dev_venv "$python" "$venv"' in script
     assert 'venv="$copy/.venv"' in script
     assert 'copy="$ci/py$version"' in script

@@ -28,5 +28,8 @@ def test_ci_runs_both_commands_verbatim() -> None:
     _install_and_run, test = quick_start_commands()
     # the suite, exactly as the README says, in a fresh copy of the committed tree (its
     # output kept for the closing line)
-    assert any(line.startswith(f'(cd "$readme" && {test} ') for line in ci.splitlines())
+    assert any(
+        line.strip().startswith(f'cd "$readme" && {test} 2>&1 | tee "$log"')
+        for line in ci.splitlines()
+    )
     assert "quick-start" in ci  # and the first command, read from the README itself

@@ -99,7 +99,7 @@ class SearchIndex:
         with self._catalog.lock:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
-            wanted = query_terms(query)
+            wanted = self._wanted(query)
             if len(wanted) < _INTENTS:
                 return self._top(self._scores(wanted, k, allowed), k, allowed)
             width = max(k, _POOL)
@@ -124,7 +124,7 @@ class SearchIndex:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
             width = max(4 * k, 50)
-            lexical = self._top(self._scores(query_terms(query), width, allowed), width, allowed)
+            lexical = self._top(self._scores(self._wanted(query), width, allowed), width, allowed)
             docs = self._docs
             similar = vectors.ranked(
                 wanted, lambda name: name in docs and self._eligible(name, allowed), width
@@ -133,6 +133,13 @@ class SearchIndex:
                 [[t.name for t in lexical], [name for name, _ in similar]], self._catalog.order, k
             )
             return [docs[name].tool for name in names]
+
+    def _wanted(self, query: str) -> list[str]:
+        """The query's terms; its numbers too when nothing else is in the catalog."""
+        wanted = query_terms(query)
+        if any(term in self._postings for term in wanted):
+            return wanted
+        return query_terms(query, numbers=True)
 
     def _covering(
         self, wanted: list[str], ranked: list[Tool[..., Any]], k: int

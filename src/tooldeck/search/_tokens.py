@@ -10,8 +10,8 @@ a query and a catalog always meet on the same ground:
 - scripts written without spaces (Chinese, Japanese, Thai, ...) give overlapping
   character pairs (``天気予報`` → ``天気`` ``気予`` ``予報``), and each single
   character as well, so a one-character query still meets them;
-- Latin words lose common English suffixes (``forecasts`` and ``forecasting`` →
-  ``forecast``), a few lines rather than a stemming library.
+- ASCII words are stemmed (Porter2: ``forecasts`` and ``forecasting`` → ``forecast``,
+  ``calculation`` and ``calculator`` → ``calcul``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import re
 from itertools import chain
 
 import regex
+
+from ._stem import porter2
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "STOP_WORDS", "name_terms", "query_terms", "terms"]
 
@@ -48,38 +50,18 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 def stem(word: str) -> str:
-    """``word`` without a common English inflection (only for ASCII words of 4+ letters)."""
-    if len(word) < 4 or not word.isalpha():
-        return word
-    for suffix, keep in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 4:
-        word = word[:-1]  # calculate/calculating/calculated meet at "calculat"
-    return word
+    """``word``'s English stem (Porter2, `tooldeck.search._stem`), for ASCII words of
+    letters only: ``calculate``, ``calculation`` and ``calculator`` meet at ``calcul``.
+    Remembered (a word recurs in many names and runs); bounded like the run cache."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) >= _CACHE_SIZE:
+            _STEMS.clear()
+        found = _STEMS[word] = porter2(word) if word.isalpha() else word
+    return found
 
 
-_SUFFIXES = (
-    ("ational", 3),
-    ("ations", 3),
-    ("ation", 3),
-    ("ities", 3),
-    ("ity", 3),
-    ("ments", 3),
-    ("ment", 3),
-    ("ness", 3),
-    ("ings", 3),
-    ("ing", 3),
-    ("ies", 2),
-    ("ied", 2),
-    ("ers", 3),
-    ("er", 3),
-    ("ed", 3),
-    ("ly", 3),
-    ("es", 3),
-    ("s", 3),
-)
+_STEMS: dict[str, str] = {}
 
 # A run of letters → its terms, remembered: a catalog's vocabulary repeats (Zipf), so
 # most words are tokenised once. Bounded: cleared when full. One cache per stop flag.
@@ -132,15 +114,23 @@ def name_terms(name: str) -> list[str]:
     return [*words, whole] if whole not in words else words
 
 
-def query_terms(query: str) -> list[str]:
+def query_terms(query: str, *, numbers: bool = False) -> list[str]:
     """A query's distinct terms, bounded: at most `MAX_QUERY_TERMS`, from its first
-    `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names)."""
+    `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names).
+
+    Numbers alone (``5``, ``2024``) are the values a request gives ("a radius of 5"),
+    not what it asks for: they are left out unless ``numbers`` (the index asks again
+    with them when nothing else is found). A tool's own numbers are always indexed,
+    and a word with digits (``mp3``) is a word.
+    """
     text = query[:MAX_QUERY_CHARS]
     seen: dict[str, None] = {}
     whole = text.strip().casefold()
     if whole and len(whole) <= 128:
         seen[whole] = None
     for term in terms(text):
+        if not numbers and term.isdigit():
+            continue
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
