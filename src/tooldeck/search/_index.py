@@ -18,8 +18,8 @@ from collections import defaultdict
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ._rank import FIELDS, K1, averages, idf, norms
-from ._tokens import MAX_QUERY_CHARS, name_terms, query_terms, terms
+from ._rank import FIELDS, K1, averages, idf
+from ._tokens import MAX_QUERY_CHARS, counted, name_terms, query_terms
 from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
@@ -48,18 +48,21 @@ class _Doc:
 
     def __init__(self, tool: Tool[..., Any]) -> None:
         self.tool = tool
-        fields = fields_of(tool)
-        self.lengths = tuple(len(found) for found in fields)
-        self.counts = tuple(map(_count, fields))  # per field: term → count
+        names, description, params = fields_of(tool)
+        self.lengths = (len(names), description[1], params[1])
+        self.counts = (_count(names), description[0], params[0])  # per field: term → count
 
     def terms(self) -> set[str]:
         return set().union(*self.counts)
 
 
-def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
-    """A tool's terms per field of `FIELDS`: its name, its description, and its
-    parameters' names, descriptions and allowed values (``enum``, at most `_ENUM_VALUES`
-    of each), from the top level of its JSON Schema."""
+def fields_of(
+    tool: Tool[..., Any],
+) -> tuple[list[str], tuple[dict[str, int], int], tuple[dict[str, int], int]]:
+    """A tool's terms per field of `FIELDS`: its name's (a list), and the counts and
+    number of terms of its description and of its parameters' names, descriptions and
+    allowed values (``enum``, at most `_ENUM_VALUES` of each), from the top level of its
+    JSON Schema."""
     texts: list[str] = []
     properties = tool.spec.parameters.get("properties")
     if isinstance(properties, dict):
@@ -70,7 +73,11 @@ def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
                     texts.append(schema["description"])
                 if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
                     texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
-    return name_terms(tool.name), terms(tool.spec.description or ""), terms(" ".join(texts))
+    return (
+        name_terms(tool.name),
+        counted(tool.spec.description or ""),
+        counted(" ".join(texts)),
+    )
 
 
 class SearchIndex:
@@ -355,8 +362,10 @@ class SearchIndex:
                         self._vectors.forget([name])
                 if new is not None:
                     doc = self._docs[name] = _Doc(new)
-                    self._sums = [a + b for a, b in zip(self._sums, doc.lengths, strict=True)]
                     added.append(doc)
+            if added:  # the new tools' field lengths, summed per field
+                grown = zip(*(doc.lengths for doc in added), strict=True)
+                self._sums = [a + sum(b) for a, b in zip(self._sums, grown, strict=True)]
             current = averages(self._sums, len(self._docs))
             if _drifted(self._weighted_at, current):
                 self._reweigh(current)
@@ -391,18 +400,24 @@ class SearchIndex:
     def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> Iterable[str]:
         """Post ``doc``'s weight under each of its terms; those terms.
 
-        The fields' scaled counts are summed in field order, so the floats are the same
-        whichever way the dicts are built."""
+        `norms`' factors, written out for the three fields (this runs for every tool of
+        a build); the fields' scaled counts are summed in field order, so the floats are
+        the same whichever way the dicts are built."""
         name = doc.tool.name
         postings = self._postings
-        factors = norms(doc.lengths, at)
-        first, *others = zip(doc.counts, factors, strict=True)
-        counts, factor = first
-        spread = {term: count * factor for term, count in counts.items()}
-        for counts, factor in others:
-            get = spread.get
-            for term, count in counts.items():
-                spread[term] = get(term, 0.0) + count * factor
+        (_, w0, b0), (_, w1, b1), (_, w2, b2) = FIELDS
+        a0, a1, a2 = (average or 1.0 for average in at)
+        l0, l1, l2 = doc.lengths
+        c0, c1, c2 = doc.counts
+        f0 = w0 / (1.0 - b0 + b0 * l0 / a0)
+        f1 = w1 / (1.0 - b1 + b1 * l1 / a1)
+        f2 = w2 / (1.0 - b2 + b2 * l2 / a2)
+        spread = {term: count * f0 for term, count in c0.items()}
+        get = spread.get
+        for term, count in c1.items():
+            spread[term] = get(term, 0.0) + count * f1
+        for term, count in c2.items():
+            spread[term] = get(term, 0.0) + count * f2
         for term, total in spread.items():
             postings[term][name] = total / (K1 + total)
         return spread.keys()

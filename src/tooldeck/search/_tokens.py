@@ -16,6 +16,7 @@ a query and a catalog always meet on the same ground:
 
 from __future__ import annotations
 
+import collections
 import re
 from itertools import chain
 
@@ -23,7 +24,15 @@ import regex
 
 from ._stem import porter2
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "STOP_WORDS", "name_terms", "query_terms", "terms"]
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "MAX_QUERY_TERMS",
+    "STOP_WORDS",
+    "counted",
+    "name_terms",
+    "query_terms",
+    "terms",
+]
 
 # A query is read up to this many characters and this many distinct terms: a 10 MB
 # query costs what a long paragraph costs.
@@ -62,6 +71,9 @@ def stem(word: str) -> str:
 
 
 _STEMS: dict[str, str] = {}
+
+# `Counter`'s own C loop (not in typeshed), in CPython since 3.2, a Python loop elsewhere
+_count_elements = collections._count_elements  # type: ignore[attr-defined]
 
 # A run of letters → its terms, remembered: a catalog's vocabulary repeats (Zipf), so
 # most words are tokenised once. Bounded: cleared when full. One cache per stop flag.
@@ -105,6 +117,22 @@ def terms(text: str, *, stop: bool = True) -> list[str]:
     for run in new:
         cache[run] = _run_terms(run, stop)
     return list(chain.from_iterable(map(cache.__getitem__, runs)))
+
+
+def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
+    """Each term of ``text`` with its count (in order of first use), and how many terms
+    it has: `terms`' counts, without listing the terms first (a build counts every
+    tool's text)."""
+    runs = _ASCII_RUNS.findall(text) if text.isascii() else _RUNS.findall(text)
+    counts: dict[str, int] = {}
+    try:  # the usual case: every run is known, and the counting is all in C
+        _count_elements(counts, chain.from_iterable(map(_CACHES[stop].__getitem__, runs)))
+    except KeyError:
+        found = terms(text, stop=stop)  # learns the new runs
+        counts = {}
+        _count_elements(counts, found)
+        return counts, len(found)
+    return counts, sum(counts.values())
 
 
 def name_terms(name: str) -> list[str]:
