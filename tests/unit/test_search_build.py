@@ -4,6 +4,7 @@ counts (`counted`) are `terms`' counts, and each posting's weight is BM25F's fro
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -80,3 +81,11 @@ def test_posted_weights_are_bm25f_in_field_order(
         names, description, params = _index.fields_of(doc.tool)
         assert doc.counts == (Counter(names), description[0], params[0])
         assert doc.lengths == (len(names), description[1], params[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_runs_are_the_letters_and_digits(text: str) -> None:
+    assert _tokens._runs(text) == re.findall(r"[A-Za-z0-9]+", text)
+    # the same runs as the any-script pattern gives for ASCII text
+    assert _tokens._runs(text) == _tokens._RUNS.findall(text)
