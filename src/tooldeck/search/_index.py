@@ -207,7 +207,7 @@ class SearchIndex:
         floor = -1.0
         rising: list[str] = []  # tools that passed `floor` since the last look
         last = len(bounded) - 1
-        for position, (_, bound, part) in enumerate(bounded):
+        for position, (_, bound, top, part) in enumerate(bounded):
             if left + _SLACK < floor:
                 return self._catch_up(scores, bounded[position:], left, best)
             scored = part.keys() & scores.keys()
@@ -218,7 +218,8 @@ class SearchIndex:
                 rising += [name for name, score in summed.items() if score > floor]
             else:
                 scores.update(part)
-            rising += [n for n, score in part.items() if score > floor and n not in scored]
+            if top > floor:  # else no new tool's score passes it: no pass over the part
+                rising += [n for n, score in part.items() if score > floor and n not in scored]
             left -= bound
             if rising and position < last:
                 best = self._best(scores, best, rising, k, allowed)
@@ -228,14 +229,15 @@ class SearchIndex:
 
     def _bounded(
         self, wanted: list[str]
-    ) -> tuple[list[tuple[float, float, dict[str, float]]], float]:
-        """The query terms' parts (`_parts`), each as (its bound per posting, its bound,
-        its postings), densest first: the walk's order, so that the bound of what is left
-        falls fastest for the postings walked. And the bounds' sum: the most a tool can
+    ) -> tuple[list[tuple[float, float, float, dict[str, float]]], float]:
+        """The query terms' parts (`_parts`), each as (its bound per posting, what it
+        takes off the bound of what is left, its highest score, its postings), densest
+        first: the walk's order, so that the bound of what is left falls fastest for the
+        postings walked. And the bounds' sum: the most a tool can
         score. A term's light part counts only what its heavy part does not (a tool is in
         one of them), and always comes after it."""
         total = len(self._docs)
-        bounded: list[tuple[float, float, dict[str, float]]] = []
+        bounded: list[tuple[float, float, float, dict[str, float]]] = []
         left = 0.0
         for term in wanted:
             postings = self._postings.get(term)
@@ -244,13 +246,13 @@ class SearchIndex:
                 upper, part = parts[0]
                 left += upper
                 if len(parts) == 1:
-                    bounded.append((upper / len(part), upper, part))
+                    bounded.append((upper / len(part), upper, upper, part))
                     continue
                 lower, low = parts[1]
                 first = (upper - lower) / len(part)
-                bounded.append((first, upper - lower, part))
+                bounded.append((first, upper - lower, upper, part))
                 # after its own heavy part, whatever the densities
-                bounded.append((min(first, lower / len(low)) * _BEHIND, lower, low))
+                bounded.append((min(first, lower / len(low)) * _BEHIND, lower, lower, low))
         bounded.sort(key=_first, reverse=True)
         return bounded, left
 
@@ -279,7 +281,7 @@ class SearchIndex:
     @staticmethod
     def _catch_up(
         scores: dict[str, float],
-        rest: list[tuple[float, float, dict[str, float]]],
+        rest: list[tuple[float, float, float, dict[str, float]]],
         left: float,
         best: list[str],
     ) -> dict[str, float]:
@@ -290,7 +292,7 @@ class SearchIndex:
         the bar is under a quarter of the k-th's score: it would drop few, most scored
         tools having matched some common words, and a pass over thousands costs more
         than it saves.)"""
-        for _, bound, part in rest:
+        for _, bound, _, part in rest:
             kth = min(map(scores.__getitem__, best))
             bar = kth - left - _SLACK
             if bar * 4 >= kth:
