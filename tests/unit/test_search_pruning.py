@@ -165,3 +165,42 @@ def test_long_postings_split_in_two_parts_rank_exactly_and_follow_changes() -> N
         found = [t.name for t in registry.search(query, k=5)]
         assert found == _exhaustive(registry, query, None)[:5]
     assert any("late" in part for _, part in index._split[term][1])
+
+
+def _greedy(index: Any, wanted: list[str], ranked: list[Any], k: int) -> list[str]:
+    """The covering re-rank as first written: every gain recomputed from every query
+    term after each pick."""
+    total = len(index._docs)
+    parts = [(_index.idf(total, len(p)), p) for p in map(index._postings.get, wanted) if p]
+    rows = [
+        [(i, r, w) for i, (r, p) in enumerate(parts) if (w := p.get(t.name)) is not None]
+        for t in ranked
+    ]
+    names = [t.name for t in ranked]
+    left = [1.0] * len(parts)
+    picked = []
+    while len(picked) < k and rows:
+        gains = [sum(r * w * left[i] for i, r, w in row) for row in rows]
+        best = gains.index(max(gains))
+        picked.append(names.pop(best))
+        for i, _, weight in rows.pop(best):
+            left[i] *= 1.0 - _index._OVERLAP * weight
+    return picked
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 12))
+def test_covering_rerank_equals_recomputing_every_gain(seed: int, k: int) -> None:
+    rng = random.Random(seed)
+    vocabulary = [f"v{a}{b}" for a in "abcdefgh" for b in "abcdefgh"]
+    registry = ToolRegistry()
+    for i in range(120):
+        words = rng.choices(vocabulary[: rng.randint(8, 64)], k=rng.randint(3, 15))
+        registry.register(lambda x: x, name=f"tool_{i}", description=" ".join(words))
+    query = " ".join(rng.sample(vocabulary, 40))  # 40 distinct terms: re-ranked
+    found = [t.name for t in registry.search(query, k=k)]
+    index = registry._catalog.search_index
+    wanted = _tokens.query_terms(query)
+    width = max(k, _index._POOL)
+    ranked = index._top(index._scores(wanted, width, None), width, None)
+    assert found == _greedy(index, wanted, ranked, k)

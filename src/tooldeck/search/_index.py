@@ -168,23 +168,30 @@ class SearchIndex:
                 position[term] = len(parts)
                 parts.append((idf(total, len(postings)), postings))
         docs = self._docs
-        rows = []
-        for tool in ranked:  # each candidate's own query terms (a set meet, in C), in query order
+        rows = []  # per candidate: (term's place, rarity x weight, weight), in query order
+        for tool in ranked:  # its own query terms: a set meet, in C
             name = tool.name
             rows.append(
                 [
-                    (i, parts[i][0], parts[i][1][name])
+                    (i, parts[i][0] * parts[i][1][name], parts[i][1][name])
                     for i in sorted(map(position.__getitem__, docs[name].terms() & position.keys()))
                 ]
             )
+        places = [{i for i, _, _ in row} for row in rows]
         left = [1.0] * len(parts)
+        gains = [sum(rw * left[i] for i, rw, _ in row) for row in rows]
         picked: list[Tool[..., Any]] = []
         while len(picked) < k and rows:
-            gains = [sum(r * w * left[i] for i, r, w in row) for row in rows]
             best = gains.index(max(gains))  # ties: the higher-ranked tool
             picked.append(ranked.pop(best))
+            del gains[best], places[best]
+            changed = set()
             for i, _, weight in rows.pop(best):
                 left[i] *= 1.0 - _OVERLAP * weight
+                changed.add(i)
+            for j, row in enumerate(rows):  # only the gains of candidates sharing a term change
+                if not changed.isdisjoint(places[j]):
+                    gains[j] = sum(rw * left[i] for i, rw, _ in row)
         return picked
 
     def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
