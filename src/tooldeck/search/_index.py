@@ -18,8 +18,8 @@ from collections import defaultdict
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ._rank import FIELDS, K1, averages, idf, norms
-from ._tokens import MAX_QUERY_CHARS, name_terms, query_terms, terms
+from ._rank import FIELDS, K1, averages, idf
+from ._tokens import MAX_QUERY_CHARS, counted, name_terms, query_terms
 from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
@@ -48,18 +48,21 @@ class _Doc:
 
     def __init__(self, tool: Tool[..., Any]) -> None:
         self.tool = tool
-        fields = fields_of(tool)
-        self.lengths = tuple(len(found) for found in fields)
-        self.counts = tuple(map(_count, fields))  # per field: term → count
+        names, description, params = fields_of(tool)
+        self.lengths = (len(names), description[1], params[1])
+        self.counts = (_count(names), description[0], params[0])  # per field: term → count
 
     def terms(self) -> set[str]:
         return set().union(*self.counts)
 
 
-def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
-    """A tool's terms per field of `FIELDS`: its name, its description, and its
-    parameters' names, descriptions and allowed values (``enum``, at most `_ENUM_VALUES`
-    of each), from the top level of its JSON Schema."""
+def fields_of(
+    tool: Tool[..., Any],
+) -> tuple[list[str], tuple[dict[str, int], int], tuple[dict[str, int], int]]:
+    """A tool's terms per field of `FIELDS`: its name's (a list), and the counts and
+    number of terms of its description and of its parameters' names, descriptions and
+    allowed values (``enum``, at most `_ENUM_VALUES` of each), from the top level of its
+    JSON Schema."""
     texts: list[str] = []
     properties = tool.spec.parameters.get("properties")
     if isinstance(properties, dict):
@@ -70,7 +73,11 @@ def fields_of(tool: Tool[..., Any]) -> tuple[list[str], ...]:
                     texts.append(schema["description"])
                 if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
                     texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
-    return name_terms(tool.name), terms(tool.spec.description or ""), terms(" ".join(texts))
+    return (
+        name_terms(tool.name),
+        counted(tool.spec.description or ""),
+        counted(" ".join(texts)),
+    )
 
 
 class SearchIndex:
@@ -82,10 +89,11 @@ class SearchIndex:
         self._docs: dict[str, _Doc] = {}
         # term → {tool name: weight}; a missing term reads as no postings (`.get`)
         self._postings: defaultdict[str, dict[str, float]] = defaultdict(dict)
-        self._max: dict[str, float] = {}  # term → its highest weight (an upper bound)
         self._sums = [0] * len(FIELDS)
         self._weighted_at: tuple[float, ...] = ()
         self._stale: set[str] = set(catalog.tools)
+        # term → (the catalog's size, its postings weighted by rarity in parts: `_parts`)
+        self._split: dict[str, tuple[int, list[tuple[float, dict[str, float]]]]] = {}
 
     def touched(self, name: str) -> None:
         """The tool named ``name`` came, changed or went: re-read it before the next search."""
@@ -152,48 +160,53 @@ class SearchIndex:
         push out the tool for another part of the request ("stock price").
         """
         total = len(self._docs)
-        parts = [
-            (idf(total, len(postings)), postings)
-            for postings in map(self._postings.get, wanted)
-            if postings
-        ]
-        rows = [
-            [
-                (i, rarity, weight)
-                for i, (rarity, postings) in enumerate(parts)
-                if (weight := postings.get(tool.name)) is not None
-            ]
-            for tool in ranked
-        ]
+        parts: list[tuple[float, dict[str, float]]] = []
+        position: dict[str, int] = {}  # a query term with postings → its place in parts
+        for term in wanted:
+            postings = self._postings.get(term)
+            if postings:
+                position[term] = len(parts)
+                parts.append((idf(total, len(postings)), postings))
+        docs = self._docs
+        rows = []  # per candidate: (term's place, rarity x weight, weight), in query order
+        for tool in ranked:  # its own query terms: a set meet, in C
+            name = tool.name
+            rows.append(
+                [
+                    (i, parts[i][0] * parts[i][1][name], parts[i][1][name])
+                    for i in sorted(map(position.__getitem__, docs[name].terms() & position.keys()))
+                ]
+            )
+        places = [{i for i, _, _ in row} for row in rows]
         left = [1.0] * len(parts)
+        gains = [sum(rw * left[i] for i, rw, _ in row) for row in rows]
         picked: list[Tool[..., Any]] = []
         while len(picked) < k and rows:
-            gains = [sum(r * w * left[i] for i, r, w in row) for row in rows]
             best = gains.index(max(gains))  # ties: the higher-ranked tool
             picked.append(ranked.pop(best))
+            del gains[best], places[best]
+            changed = set()
             for i, _, weight in rows.pop(best):
                 left[i] *= 1.0 - _OVERLAP * weight
+                changed.add(i)
+            for j, row in enumerate(rows):  # only the gains of candidates sharing a term change
+                if not changed.isdisjoint(places[j]):
+                    gains[j] = sum(rw * left[i] for i, rw, _ in row)
         return picked
 
     def _scores(self, wanted: list[str], k: int, allowed: set[str] | None) -> dict[str, float]:
         """Each candidate's BM25F score: exact for every tool that can reach the top ``k``.
 
-        MaxScore (Turtle & Flood 1995): terms are taken rarest-first (highest bound
-        first); once the bounds of the terms left add up to less than the k-th best
+        MaxScore (Turtle & Flood 1995): terms are taken densest bound first (`_bounded`:
+        a rare word's few postings, and a common word's few heavy ones, before its many
+        light ones); once the bounds of the parts left add up to less than the k-th best
         score so far (kept as the terms are added: `_best`), no tool unseen yet can
-        reach the top ``k``, so the common terms
-        left only add to the tools already scored (and a tool that cannot catch up is
-        dropped), instead of walking their long postings.
+        reach the top ``k``, so the parts left only add to the tools already scored (and
+        a tool that cannot catch up is dropped), instead of walking their long postings.
+        Each part is added with dict updates (in C), with a Python pass only over the
+        tools it shares with those already scored.
         """
-        total = len(self._docs)
-        bounded = []
-        for term in wanted:
-            postings = self._postings.get(term)
-            if postings:
-                rarity = idf(total, len(postings))
-                bounded.append((rarity * self._max[term], rarity, postings))
-        bounded.sort(key=_first, reverse=True)
-        left = sum(bound for bound, _, _ in bounded)
+        bounded, left = self._bounded(wanted)
         scores: dict[str, float] = {}
         # The k best tools that may be returned, as of the last look (fewer while fewer
         # are known), and the k-th's score: a tool whose score passes it may join them.
@@ -201,23 +214,62 @@ class SearchIndex:
         floor = -1.0
         rising: list[str] = []  # tools that passed `floor` since the last look
         last = len(bounded) - 1
-        for position, (bound, rarity, postings) in enumerate(bounded):
+        for position, (_, bound, top, part) in enumerate(bounded):
             if left + _SLACK < floor:
                 return self._catch_up(scores, bounded[position:], left, best)
-            get = scores.get
-            for name, weight in postings.items():
-                score = scores[name] = get(name, 0.0) + rarity * weight
-                if score > floor:
-                    rising.append(name)
+            scored = part.keys() & scores.keys()
+            if scored:  # a Python pass over the tools already scored only
+                summed = {name: scores[name] + part[name] for name in scored}
+                scores.update(part)
+                scores.update(summed)
+                rising += [name for name, score in summed.items() if score > floor]
+            else:
+                scores.update(part)
+            if top > floor:  # else no new tool's score passes it: no pass over the part
+                rising += [n for n, score in part.items() if score > floor and n not in scored]
             left -= bound
             if rising and position < last:
-                best = self._best(scores, {*best, *rising}, k, allowed)
+                best = self._best(scores, best, rising, k, allowed)
                 floor = scores[best[-1]] if best and len(best) == k else -1.0
                 rising = []
         return scores
 
+    def _bounded(
+        self, wanted: list[str]
+    ) -> tuple[list[tuple[float, float, float, dict[str, float]]], float]:
+        """The query terms' parts (`_parts`), each as (its bound per posting, what it
+        takes off the bound of what is left, its highest score, its postings), densest
+        first: the walk's order, so that the bound of what is left falls fastest for the
+        postings walked. And the bounds' sum: the most a tool can
+        score. A term's light part counts only what its heavy part does not (a tool is in
+        one of them), and always comes after it."""
+        total = len(self._docs)
+        bounded: list[tuple[float, float, float, dict[str, float]]] = []
+        left = 0.0
+        for term in wanted:
+            postings = self._postings.get(term)
+            if postings:
+                parts = self._parts(term, postings, total)
+                upper, part = parts[0]
+                left += upper
+                if len(parts) == 1:
+                    bounded.append((upper / len(part), upper, upper, part))
+                    continue
+                lower, low = parts[1]
+                first = (upper - lower) / len(part)
+                bounded.append((first, upper - lower, upper, part))
+                # after its own heavy part, whatever the densities
+                bounded.append((min(first, lower / len(low)) * _BEHIND, lower, lower, low))
+        bounded.sort(key=_first, reverse=True)
+        return bounded, left
+
     def _best(
-        self, scores: dict[str, float], names: set[str], k: int, allowed: set[str] | None
+        self,
+        scores: dict[str, float],
+        known: list[str],
+        rising: list[str],
+        k: int,
+        allowed: set[str] | None,
     ) -> list[str]:
         """The ``k`` best of ``names`` that may be returned, best first.
 
@@ -225,8 +277,10 @@ class SearchIndex:
         not among the best, and has not passed the k-th since, still is not; these are
         the best of every tool scored so far, and the k-th's score is exactly the bar
         the terms left must clear."""
+        kept = set(known)  # eligible already: checked when they joined
+        names = kept.union(rising)
         top = heapq.nlargest(k, names, key=scores.__getitem__)
-        if all(self._eligible(name, allowed) for name in top):
+        if all(name in kept or self._eligible(name, allowed) for name in top):
             return top
         eligible = [name for name in names if self._eligible(name, allowed)]
         return heapq.nlargest(k, eligible, key=scores.__getitem__)
@@ -234,7 +288,7 @@ class SearchIndex:
     @staticmethod
     def _catch_up(
         scores: dict[str, float],
-        rest: list[tuple[float, float, dict[str, float]]],
+        rest: list[tuple[float, float, float, dict[str, float]]],
         left: float,
         best: list[str],
     ) -> dict[str, float]:
@@ -245,22 +299,39 @@ class SearchIndex:
         the bar is under a quarter of the k-th's score: it would drop few, most scored
         tools having matched some common words, and a pass over thousands costs more
         than it saves.)"""
-        for bound, rarity, postings in rest:
+        for _, bound, _, part in rest:
             kth = min(map(scores.__getitem__, best))
             bar = kth - left - _SLACK
             if bar * 4 >= kth:
                 scores = {name: score for name, score in scores.items() if score >= bar}
-            if len(postings) < len(scores):
-                for name, weight in postings.items():
-                    if name in scores:
-                        scores[name] += rarity * weight
-            else:
-                for name in scores:
-                    found = postings.get(name)
-                    if found is not None:
-                        scores[name] += rarity * found
+            scores.update({name: scores[name] + part[name] for name in part.keys() & scores.keys()})
             left -= bound
         return scores
+
+    def _parts(
+        self, term: str, postings: dict[str, float], total: int
+    ) -> list[tuple[float, dict[str, float]]]:
+        """``term``'s postings times its rarity, each part with its bound: in one part,
+        or, when long, in two (the weights above half the highest, and the rest), so
+        that the many light ones have a bound of their own. Made on the term's first
+        search (a pass or two, in comprehensions) and kept until its postings or the
+        catalog's size change."""
+        kept = self._split.get(term)
+        if kept is not None and kept[0] == total:
+            return kept[1]
+        rarity = idf(total, len(postings))
+        top = max(postings.values())
+        parts = None
+        if len(postings) >= _SPLIT:
+            cut = top * _CUT
+            high = {name: rarity * weight for name, weight in postings.items() if weight > cut}
+            if high and len(high) < len(postings):
+                low = {n: rarity * weight for n, weight in postings.items() if weight <= cut}
+                parts = [(rarity * top, high), (max(low.values()), low)]
+        if parts is None:
+            parts = [(rarity * top, {n: rarity * weight for n, weight in postings.items()})]
+        self._split[term] = (total, parts)
+        return parts
 
     def _eligible(self, name: str, allowed: set[str] | None) -> bool:
         return (allowed is None or name in allowed) and self._docs[name].tool.enabled
@@ -300,8 +371,10 @@ class SearchIndex:
                         self._vectors.forget([name])
                 if new is not None:
                     doc = self._docs[name] = _Doc(new)
-                    self._sums = [a + b for a, b in zip(self._sums, doc.lengths, strict=True)]
                     added.append(doc)
+            if added:  # the new tools' field lengths, summed per field
+                grown = zip(*(doc.lengths for doc in added), strict=True)
+                self._sums = [a + sum(b) for a, b in zip(self._sums, grown, strict=True)]
             current = averages(self._sums, len(self._docs))
             if _drifted(self._weighted_at, current):
                 self._reweigh(current)
@@ -313,44 +386,47 @@ class SearchIndex:
         del self._docs[name]
         self._sums = [a - b for a, b in zip(self._sums, doc.lengths, strict=True)]
         for term in doc.terms():
+            self._split.pop(term, None)
             postings = self._postings.get(term)
             if postings is not None:
                 postings.pop(name, None)
                 if not postings:
                     del self._postings[term]
-                    del self._max[term]
 
     def _add(self, doc: _Doc) -> None:
-        """Post one new tool, raising its terms' bounds where it weighs more."""
-        name, postings, highest = doc.tool.name, self._postings, self._max
+        """Post one new tool; its terms' parts are made again on their next search."""
+        splits = self._split
         for term in self._weigh(doc, self._weighted_at):
-            weight = postings[term][name]
-            if weight > highest.get(term, 0.0):
-                highest[term] = weight
+            splits.pop(term, None)
 
     def _reweigh(self, current: tuple[float, ...]) -> None:
+        self._split = {}
         self._postings = defaultdict(dict)
         self._weighted_at = current
         for doc in self._docs.values():
             self._weigh(doc, current)
-        # each term's bound, once at the end: one C-level max per term, not a compare per posting
-        self._max = {term: max(postings.values()) for term, postings in self._postings.items()}
 
     def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> Iterable[str]:
         """Post ``doc``'s weight under each of its terms; those terms.
 
-        The fields' scaled counts are summed in field order, so the floats are the same
-        whichever way the dicts are built."""
+        `norms`' factors, written out for the three fields (this runs for every tool of
+        a build); the fields' scaled counts are summed in field order, so the floats are
+        the same whichever way the dicts are built."""
         name = doc.tool.name
         postings = self._postings
-        factors = norms(doc.lengths, at)
-        first, *others = zip(doc.counts, factors, strict=True)
-        counts, factor = first
-        spread = {term: count * factor for term, count in counts.items()}
-        for counts, factor in others:
-            get = spread.get
-            for term, count in counts.items():
-                spread[term] = get(term, 0.0) + count * factor
+        (_, w0, b0), (_, w1, b1), (_, w2, b2) = FIELDS
+        a0, a1, a2 = (average or 1.0 for average in at)
+        l0, l1, l2 = doc.lengths
+        c0, c1, c2 = doc.counts
+        f0 = w0 / (1.0 - b0 + b0 * l0 / a0)
+        f1 = w1 / (1.0 - b1 + b1 * l1 / a1)
+        f2 = w2 / (1.0 - b2 + b2 * l2 / a2)
+        spread = {term: count * f0 for term, count in c0.items()}
+        get = spread.get
+        for term, count in c1.items():
+            spread[term] = get(term, 0.0) + count * f1
+        for term, count in c2.items():
+            spread[term] = get(term, 0.0) + count * f2
         for term, total in spread.items():
             postings[term][name] = total / (K1 + total)
         return spread.keys()
@@ -359,6 +435,11 @@ class SearchIndex:
 # Bounds compared with scores leave this much room, so that rounding (``left`` is a
 # running difference) never prunes a tool tied with the k-th: keeping one more is free.
 _SLACK = 1e-9
+_SPLIT = 64
+_CUT = 0.5
+_BEHIND = 1.0 - 1e-9
+
+
 _first = itemgetter(0)
 _second = itemgetter(1)
 

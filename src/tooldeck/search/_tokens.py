@@ -16,14 +16,22 @@ a query and a catalog always meet on the same ground:
 
 from __future__ import annotations
 
-import re
+import collections
 from itertools import chain
 
 import regex
 
 from ._stem import porter2
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "STOP_WORDS", "name_terms", "query_terms", "terms"]
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "MAX_QUERY_TERMS",
+    "STOP_WORDS",
+    "counted",
+    "name_terms",
+    "query_terms",
+    "terms",
+]
 
 # A query is read up to this many characters and this many distinct terms: a 10 MB
 # query costs what a long paragraph costs.
@@ -33,7 +41,18 @@ MAX_QUERY_TERMS = 64
 # Runs of one kind: unspaced scripts (paired up), else letters/digits (words).
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー"
 _RUNS = regex.compile(rf"[{_UNSPACED}]+|[\p{{L}}\p{{M}}\p{{N}}]+", regex.V1)
-_ASCII_RUNS = re.compile(r"[A-Za-z0-9]+")  # the same runs, for ASCII text: 3x faster
+# The same runs in ASCII text, 4x faster: every byte but a letter or digit made a space,
+# then split (in C; a third faster than a regex's findall over a build's 2-3 MB).
+_ASCII_SPACES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
+
+
+def _runs(text: str) -> list[str]:
+    """``text``'s runs: of letters and digits, or of an unspaced script."""
+    if text.isascii():
+        return text.encode().translate(_ASCII_SPACES).decode().split()
+    return _RUNS.findall(text)
+
+
 _IS_UNSPACED = regex.compile(rf"[{_UNSPACED}]")
 # Word boundaries inside an identifier: HTTPServer → HTTP Server, getX2 → get X2.
 _CAMEL = regex.compile(r"\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|\p{L}+")
@@ -62,6 +81,9 @@ def stem(word: str) -> str:
 
 
 _STEMS: dict[str, str] = {}
+
+# `Counter`'s own C loop (not in typeshed), in CPython since 3.2, a Python loop elsewhere
+_count_elements = collections._count_elements  # type: ignore[attr-defined]
 
 # A run of letters → its terms, remembered: a catalog's vocabulary repeats (Zipf), so
 # most words are tokenised once. Bounded: cleared when full. One cache per stop flag.
@@ -93,7 +115,7 @@ def _run_terms(run: str, stop: bool) -> tuple[str, ...]:
 def terms(text: str, *, stop: bool = True) -> list[str]:
     """The search terms of ``text``, in order, with repeats (stop words dropped)."""
     cache = _CACHES[stop]
-    runs = _ASCII_RUNS.findall(text) if text.isascii() else _RUNS.findall(text)
+    runs = _runs(text)
     try:  # the usual case: every run is known (no list of the new ones to make first)
         return list(chain.from_iterable(map(cache.__getitem__, runs)))
     except KeyError:
@@ -105,6 +127,22 @@ def terms(text: str, *, stop: bool = True) -> list[str]:
     for run in new:
         cache[run] = _run_terms(run, stop)
     return list(chain.from_iterable(map(cache.__getitem__, runs)))
+
+
+def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
+    """Each term of ``text`` with its count (in order of first use), and how many terms
+    it has: `terms`' counts, without listing the terms first (a build counts every
+    tool's text)."""
+    runs = _runs(text)
+    counts: dict[str, int] = {}
+    try:  # the usual case: every run is known, and the counting is all in C
+        _count_elements(counts, chain.from_iterable(map(_CACHES[stop].__getitem__, runs)))
+    except KeyError:
+        found = terms(text, stop=stop)  # learns the new runs
+        counts = {}
+        _count_elements(counts, found)
+        return counts, len(found)
+    return counts, sum(counts.values())
 
 
 def name_terms(name: str) -> list[str]:

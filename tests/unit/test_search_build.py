@@ -1,0 +1,91 @@
+"""The index build's shortcuts give exactly what the plain formulas give: a text's term
+counts (`counted`) are `terms`' counts, and each posting's weight is BM25F's from
+`norms`, summed in field order."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tooldeck import BaseTool, ToolRegistry, ToolResult
+from tooldeck.search import _index, _rank, _tokens
+
+_PIECES = ["get", "Weather", "HTTPServer", "mp3", "2x2", "the", "城市天气", "café", "-", "_", " "]
+_TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=6)), max_size=12).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=_TEXT, stop=st.booleans(), cold=st.booleans())
+def test_counted_is_the_count_of_terms(text: str, stop: bool, cold: bool) -> None:
+    if cold:  # unknown runs: learned on the way
+        _tokens._CACHES[stop].clear()
+    counts, length = _tokens.counted(text, stop=stop)
+    found = _tokens.terms(text, stop=stop)
+    assert counts == Counter(found)
+    assert list(counts) == list(dict.fromkeys(found))  # in order of first use
+    assert length == len(found)
+
+
+class _Listed(BaseTool):
+    def __init__(self, name: str, description: str, parameters: dict[str, Any]) -> None:
+        self._name, self._description, self._parameters = name, description, parameters
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._parameters
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        return ToolResult.ok("")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    tools=st.lists(
+        st.tuples(_TEXT, _TEXT, st.lists(st.sampled_from(_PIECES), max_size=4)),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_posted_weights_are_bm25f_in_field_order(
+    tools: list[tuple[str, str, list[str]]],
+) -> None:
+    registry = ToolRegistry()
+    for i, (name, description, params) in enumerate(tools):
+        properties = {f"p{j}": {"type": "string", "description": p} for j, p in enumerate(params)}
+        tool_name = f"t{i}_{''.join(c for c in name if c.isascii() and c.isalnum())[:20]}"
+        schema = {"type": "object", "properties": properties}
+        registry.register(_Listed(tool_name, description, schema))
+    registry.search("anything")
+    index = registry._catalog.search_index
+    assert index is not None
+    for name, doc in index._docs.items():
+        factors = _rank.norms(doc.lengths, index._weighted_at)
+        spread: dict[str, float] = {}
+        for counts, factor in zip(doc.counts, factors, strict=True):
+            for term, count in counts.items():
+                spread[term] = spread.get(term, 0.0) + count * factor
+        for term, total in spread.items():
+            assert index._postings[term][name] == total / (_rank.K1 + total)
+        names, description, params = _index.fields_of(doc.tool)
+        assert doc.counts == (Counter(names), description[0], params[0])
+        assert doc.lengths == (len(names), description[1], params[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_runs_are_the_letters_and_digits(text: str) -> None:
+    assert _tokens._runs(text) == re.findall(r"[A-Za-z0-9]+", text)
+    # the same runs as the any-script pattern gives for ASCII text
+    assert _tokens._runs(text) == _tokens._RUNS.findall(text)
