@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldeck import BaseTool, ToolRegistry, ToolResult
-from tooldeck.search import _index, _rank, _tokens
+from tooldeck.search import _documents, _rank, _tokens
 
 _PIECES = ["get", "Weather", "HTTPServer", "mp3", "2x2", "the", "城市天气", "café", "-", "_", " "]
 _TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=6)), max_size=12).map("".join)
@@ -78,7 +78,7 @@ def test_posted_weights_are_bm25f_in_field_order(
                 spread[term] = spread.get(term, 0.0) + count * factor
         for term, total in spread.items():
             assert index._postings[term][name] == total / (_rank.K1 + total)
-        names, description, params = _index.fields_of(doc.tool)
+        names, description, params = _documents.fields_of(doc.tool)
         assert doc.counts == (Counter(names), description[0], params[0])
         assert doc.lengths == (len(names), description[1], params[1])
 

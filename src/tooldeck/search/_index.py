@@ -12,14 +12,14 @@ a lot), every weight is recomputed once, from the term counts kept per tool.
 
 from __future__ import annotations
 
-import collections
 import heapq
 from collections import defaultdict
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ._documents import Doc
 from ._rank import FIELDS, K1, averages, idf
-from ._tokens import MAX_QUERY_CHARS, counted, name_terms, query_terms
+from ._tokens import MAX_QUERY_CHARS, query_terms
 from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
@@ -38,46 +38,6 @@ _DRIFT = 0.2
 _INTENTS = 30
 _POOL = 30
 _OVERLAP = 0.6
-_ENUM_VALUES = 50  # a country list is words enough; 10,000 codes are noise
-
-
-class _Doc:
-    """One indexed tool: the tool, its term counts per field, and its field lengths."""
-
-    __slots__ = ("counts", "lengths", "tool")
-
-    def __init__(self, tool: Tool[..., Any]) -> None:
-        self.tool = tool
-        names, description, params = fields_of(tool)
-        self.lengths = (len(names), description[1], params[1])
-        self.counts = (_count(names), description[0], params[0])  # per field: term → count
-
-    def terms(self) -> set[str]:
-        return set().union(*self.counts)
-
-
-def fields_of(
-    tool: Tool[..., Any],
-) -> tuple[list[str], tuple[dict[str, int], int], tuple[dict[str, int], int]]:
-    """A tool's terms per field of `FIELDS`: its name's (a list), and the counts and
-    number of terms of its description and of its parameters' names, descriptions and
-    allowed values (``enum``, at most `_ENUM_VALUES` of each), from the top level of its
-    JSON Schema."""
-    texts: list[str] = []
-    properties = tool.spec.parameters.get("properties")
-    if isinstance(properties, dict):
-        for key, schema in properties.items():
-            texts.append(str(key))
-            if isinstance(schema, dict):
-                if isinstance(schema.get("description"), str):
-                    texts.append(schema["description"])
-                if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
-                    texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
-    return (
-        name_terms(tool.name),
-        counted(tool.spec.description or ""),
-        counted(" ".join(texts)),
-    )
 
 
 class SearchIndex:
@@ -86,7 +46,7 @@ class SearchIndex:
     def __init__(self, catalog: Catalog, embed: Embed | None = None) -> None:
         self._catalog = catalog
         self._vectors = None if embed is None else Vectors(embed)
-        self._docs: dict[str, _Doc] = {}
+        self._docs: dict[str, Doc] = {}
         # term → {tool name: weight}; a missing term reads as no postings (`.get`)
         self._postings: defaultdict[str, dict[str, float]] = defaultdict(dict)
         self._sums = [0] * len(FIELDS)
@@ -370,7 +330,7 @@ class SearchIndex:
                     if new is None and self._vectors is not None:
                         self._vectors.forget([name])
                 if new is not None:
-                    doc = self._docs[name] = _Doc(new)
+                    doc = self._docs[name] = Doc(new)
                     added.append(doc)
             if added:  # the new tools' field lengths, summed per field
                 grown = zip(*(doc.lengths for doc in added), strict=True)
@@ -382,7 +342,7 @@ class SearchIndex:
                 for doc in added:
                     self._add(doc)
 
-    def _drop(self, name: str, doc: _Doc) -> None:
+    def _drop(self, name: str, doc: Doc) -> None:
         del self._docs[name]
         self._sums = [a - b for a, b in zip(self._sums, doc.lengths, strict=True)]
         for term in doc.terms():
@@ -393,7 +353,7 @@ class SearchIndex:
                 if not postings:
                     del self._postings[term]
 
-    def _add(self, doc: _Doc) -> None:
+    def _add(self, doc: Doc) -> None:
         """Post one new tool; its terms' parts are made again on their next search."""
         splits = self._split
         for term in self._weigh(doc, self._weighted_at):
@@ -406,7 +366,7 @@ class SearchIndex:
         for doc in self._docs.values():
             self._weigh(doc, current)
 
-    def _weigh(self, doc: _Doc, at: tuple[float, ...]) -> Iterable[str]:
+    def _weigh(self, doc: Doc, at: tuple[float, ...]) -> Iterable[str]:
         """Post ``doc``'s weight under each of its terms; those terms.
 
         `norms`' factors, written out for the three fields (this runs for every tool of
@@ -442,18 +402,6 @@ _BEHIND = 1.0 - 1e-9
 
 _first = itemgetter(0)
 _second = itemgetter(1)
-
-
-# `Counter`'s own C loop (not in typeshed), in CPython since 3.2, a Python loop elsewhere
-_count_elements = collections._count_elements  # type: ignore[attr-defined]
-
-
-def _count(found: list[str]) -> dict[str, int]:
-    """Each term's count in ``found`` (`Counter`'s counting, without its ~5 µs of
-    construction: a build counts 3 fields of every tool)."""
-    counts: dict[str, int] = {}
-    _count_elements(counts, found)
-    return counts
 
 
 def _drifted(used: tuple[float, ...], current: tuple[float, ...]) -> bool:

@@ -27,6 +27,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TERMS",
     "STOP_WORDS",
+    "count",
     "counted",
     "name_terms",
     "query_terms",
@@ -139,10 +140,16 @@ def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
         _count_elements(counts, chain.from_iterable(map(_CACHES[stop].__getitem__, runs)))
     except KeyError:
         found = terms(text, stop=stop)  # learns the new runs
-        counts = {}
-        _count_elements(counts, found)
-        return counts, len(found)
+        return count(found), len(found)
     return counts, sum(counts.values())
+
+
+def count(found: list[str]) -> dict[str, int]:
+    """Each term's count in ``found`` (`Counter`'s counting, without its ~5 µs of
+    construction: a build counts 3 fields of every tool)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, found)
+    return counts
 
 
 def name_terms(name: str) -> list[str]:
