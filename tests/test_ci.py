@@ -242,14 +242,3 @@ def test_no_working_interpreter_is_exit_status_1(tmp_path: Path, layout: str) ->
     found = find_python("3.99", tmp_path / "bin", tmp_path / "pyenv")
     assert found.returncode == 1
     assert found.stdout == ""
-
-
-def test_only_the_readme_run_goes_at_full_priority() -> None:
-    # The README's run is CI's longest road: the other suites, lint and the first
-    # command run a little behind it (`behind`: nice 3), never the README's own.
-    script = CI.read_text(encoding="utf-8")
-    readme = script[script.index("readme_started=$(at)") : script.index("readme_job=$!")]
-    assert "behind" not in readme
-    for start in ('cd "$copy"', 'cd "$ci/lint"', 'ran=0\n    (cd "$ci/quick-start"'):
-        before = script[: script.index(start)]
-        assert before.rstrip().endswith("behind"), start

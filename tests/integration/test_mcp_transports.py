@@ -100,7 +100,7 @@ def gone(pid: int) -> bool:
     """Whether a process has exited (a zombie counts: it no longer runs)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going
         return True
     return stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}
 

@@ -54,7 +54,7 @@ STUBBORN, TIMEOUT, BOUND = {str(STUBBORN)!r}, {TIMEOUT!r}, {BOUND!r}
 def gone(pid):
     try:
         stat = Path(f"/proc/{{pid}}/stat").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going
         return True
     return stat.rsplit(")", 1)[1].split()[0] in {{"Z", "X"}}
 
@@ -96,7 +96,7 @@ def reap_stubborn_servers(tmp_path: Path) -> Iterator[None]:
     pid = int(pidfile.read_text())
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going
         return
     if STUBBORN.name.encode() in cmdline:  # not a stranger who got the pid since
         os.kill(pid, signal.SIGKILL)  # SIGKILL acts on a stopped process too
@@ -451,7 +451,7 @@ def gone(pid: int, seconds: float = 5.0) -> bool:
     while True:
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone, or going
             return True
         if stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}:
             return True

@@ -55,7 +55,7 @@ def spawn(started: list[subprocess.Popen[bytes]], mark: str | None, *args: str) 
 def state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going
         return "gone"
 
 
