@@ -30,9 +30,6 @@ MIN_EXAMPLES = 10
 os.environ["SSL_CERT_FILE"] = str(Path(__file__).with_name("ca.pem"))
 os.environ.pop("SSL_CERT_DIR", None)
 
-# What serving a registry over HTTP imports: a server forked after these listens for
-# ~0.3 CPU-s instead of a new interpreter's ~2.
-
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     _freeze()

@@ -115,19 +115,11 @@ def _run_terms(run: str, stop: bool) -> tuple[str, ...]:
 
 def terms(text: str, *, stop: bool = True) -> list[str]:
     """The search terms of ``text``, in order, with repeats (stop words dropped)."""
-    cache = _CACHES[stop]
     runs = _runs(text)
     try:  # the usual case: every run is known (no list of the new ones to make first)
-        return list(chain.from_iterable(map(cache.__getitem__, runs)))
+        return list(chain.from_iterable(map(_CACHES[stop].__getitem__, runs)))
     except KeyError:
-        pass
-    new = [run for run in runs if run not in cache]
-    if len(cache) + len(new) > _CACHE_SIZE:
-        cache.clear()
-        new = runs
-    for run in new:
-        cache[run] = _run_terms(run, stop)
-    return list(chain.from_iterable(map(cache.__getitem__, runs)))
+        return list(chain.from_iterable(map(_learned(runs, stop).__getitem__, runs)))
 
 
 def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
@@ -139,9 +131,21 @@ def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
     try:  # the usual case: every run is known, and the counting is all in C
         _count_elements(counts, chain.from_iterable(map(_CACHES[stop].__getitem__, runs)))
     except KeyError:
-        found = terms(text, stop=stop)  # learns the new runs
-        return count(found), len(found)
+        counts = {}
+        _count_elements(counts, chain.from_iterable(map(_learned(runs, stop).__getitem__, runs)))
     return counts, sum(counts.values())
+
+
+def _learned(runs: list[str], stop: bool) -> dict[str, tuple[str, ...]]:
+    """The run cache (of ``stop``), once it holds the terms of every one of ``runs``."""
+    cache = _CACHES[stop]
+    new = [run for run in runs if run not in cache]
+    if len(cache) + len(new) > _CACHE_SIZE:
+        cache.clear()
+        new = runs
+    for run in new:
+        cache[run] = _run_terms(run, stop)
+    return cache
 
 
 def count(found: list[str]) -> dict[str, int]:
