@@ -88,7 +88,9 @@ def test_ci_never_touches_the_checkouts_venv() -> None:
     assert f'cd "$readme" && {test} ' in script
     assert "git archive HEAD" in script
     # Every other venv is in CI's folder too: none is made in the checkout.
-    makes = re.findall(r"(?:-m venv|uv\" venv -q --python \"\$1\") (\S+)", script)
+    makes = re.findall(
+        r"(?:-m venv(?: --upgrade-deps)?|uv\" venv -q --python \"\$1\") (\S+)", script
+    )
     # The README's; uv's own; dev_venv's (uv, then pip).
     assert makes == [".venv", '"$ci/uv"', '"$2"', '"$2"']
     assert 'dev_venv "$python" "$venv"' in script
