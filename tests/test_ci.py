@@ -91,8 +91,9 @@ def test_ci_never_touches_the_checkouts_venv() -> None:
     makes = re.findall(
         r"(?:-m venv(?: --upgrade-deps)?|uv\" venv -q --python \"\$1\") (\S+)", script
     )
-    # The README's; uv's own; dev_venv's (uv, then pip).
-    assert makes == [".venv", '"$ci/uv"', '"$2"', '"$2"']
+    # The README's; dev_venv's (uv, then pip); uv itself goes into CI's folder too.
+    assert makes == [".venv", '"$2"', '"$2"']
+    assert 'install -q --target "$ci/uv" uv' in script
     assert 'dev_venv "$python" "$venv"' in script
     assert 'venv="$copy/.venv"' in script
     assert 'copy="$ci/py$version"' in script
