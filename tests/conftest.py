@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from forkserver import SERVING, ForkServer
+from forkserver import CLIENTS, SERVING, ForkServer
 from tooldeck import ToolRegistry
 
 MIN_EXAMPLES = 10
@@ -61,7 +61,7 @@ def server_forks() -> Iterator[ForkServer]:
     """Test servers (``server_forks.start(SCRIPT, *args)``), each a process of its own,
     forked from one that imported tooldeck's MCP side once (tests/forkserver.py)."""
     pytest.importorskip("fastmcp")
-    forks = ForkServer(SERVING)
+    forks = ForkServer(f"{SERVING}\n{CLIENTS}")
     yield forks
     forks.close()
 

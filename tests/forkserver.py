@@ -263,6 +263,9 @@ SERVING = (
     "import tooldeck.mcp, fastmcp, fastmcp.server.http, httpx, starlette.applications, "
     "uvicorn, mcp.server.streamable_http_manager"
 )
+# What an MCP import over stdio adds (fastmcp's client transports pull in its MCP config
+# and server providers: ~0.7 s), for the tests' children that import a server's tools.
+CLIENTS = "import fastmcp.client.transports, tooldeck.mcp._transports"
 
 
 class LazyForkServer:

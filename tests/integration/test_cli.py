@@ -78,10 +78,13 @@ def _fork_server() -> Iterator[None]:
 
 
 def _forks(serving: bool) -> ForkServer:
-    """The fork server for a command: one that imported the command line, and one that
+    """The fork server for a command: one that imported the command line and its default
+    tool (the weather tool, and httpx with it: ~0.15 s a command otherwise), and one that
     also imported the HTTP stack (uvicorn, fastmcp) for a server in the background."""
     if serving not in _servers:
-        preload = "import tooldeck.cli" + (f"\n{SERVING}" if serving else "")
+        preload = "import tooldeck.cli, tooldeck.tools.weather" + (
+            f"\n{SERVING}" if serving else ""
+        )
         _servers[serving] = ForkServer(preload, env=cli_env())
     return _servers[serving]
 

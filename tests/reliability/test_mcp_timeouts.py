@@ -7,13 +7,14 @@ with SIGSTOP. Each scenario runs in a subprocess under a hard timeout, waits for
 operation under a hard bound of its own (t + 1 s, plus slack for a busy machine; a
 bound that fires is a hang, reported as such), and then checks that no server process
 it started survives. fastmcp is imported before the clock starts: a cold import is
-the process's cost, not the server's doing. The subprocesses are forked from one
-process per test worker that imported it once (tests/forkserver.py): each scenario
-still has a process, and an exit, of its own.
+the process's cost, not the server's doing. The subprocesses are forked from the test
+worker's session fork server, which imported it once (``server_forks``,
+tests/conftest.py): each scenario still has a process, and an exit, of its own.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -21,7 +22,7 @@ import socket
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,21 +103,19 @@ def reap_stubborn_servers(tmp_path: Path) -> Iterator[None]:
         os.kill(pid, signal.SIGKILL)  # SIGKILL acts on a stopped process too
 
 
-_servers: list[ForkServer] = []
+Scenario = Callable[[str], dict[str, Any]]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _fork_server() -> Iterator[None]:
-    yield
-    while _servers:
-        _servers.pop().close()
+@pytest.fixture
+def scenario(server_forks: ForkServer) -> Scenario:
+    """Runs PRELUDE then its ``code`` in a process of its own, and answers what that last
+    reported. Forked from the session's server (tests/conftest.py), whose preload holds
+    PRELUDE's imports."""
+    return functools.partial(_scenario, server_forks)
 
 
-def scenario(code: str) -> dict[str, Any]:
-    """Run PRELUDE then ``code`` in a process of its own; what it last reported."""
-    if not _servers:
-        _servers.append(ForkServer(PRELUDE))
-    done = _servers[0].run(code=textwrap.dedent(code), timeout=90)
+def _scenario(forks: ForkServer, code: str) -> dict[str, Any]:
+    done = forks.run(code=PRELUDE + textwrap.dedent(code), timeout=90)
     stdout, stderr = done.stdout.decode(), done.stderr.decode(errors="replace")
     assert done.returncode == 0, stderr[-3000:]
     result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
@@ -142,7 +141,7 @@ def scenario(code: str) -> dict[str, Any]:
     ],
 )
 def test_an_import_is_bounded_and_leaves_no_process(
-    tmp_path: Path, mode: str, error: str, face: str
+    tmp_path: Path, mode: str, error: str, face: str, scenario: Scenario
 ) -> None:
     pidfile = tmp_path / "pid"
     server = {"command": sys.executable, "args": [str(STUBBORN), mode, str(pidfile)]}
@@ -175,7 +174,7 @@ def test_an_import_is_bounded_and_leaves_no_process(
     assert result["gone"], "the server process was still running when use_mcp gave up"
 
 
-def test_a_tool_too_deep_to_read_is_skipped_over_stdio(tmp_path: Path) -> None:
+def test_a_tool_too_deep_to_read_is_skipped_over_stdio(tmp_path: Path, scenario: Scenario) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
@@ -199,7 +198,9 @@ def test_a_tool_too_deep_to_read_is_skipped_over_stdio(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("face", ["sync", "async"])
-def test_any_failure_of_an_import_stops_the_server_it_started(tmp_path: Path, face: str) -> None:
+def test_any_failure_of_an_import_stops_the_server_it_started(
+    tmp_path: Path, face: str, scenario: Scenario
+) -> None:
     # Here the failure is the skipped tool's warning, raised where warnings are errors:
     # not the server's doing, yet the process the import started must not outlive it.
     pidfile = tmp_path / "pid"
@@ -258,7 +259,9 @@ def frozen_http_server(server_forks: ForkServer) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("face", ["sync", "async"])
-def test_an_import_from_a_frozen_http_server_is_bounded(frozen_http_server: str, face: str) -> None:
+def test_an_import_from_a_frozen_http_server_is_bounded(
+    frozen_http_server: str, face: str, scenario: Scenario
+) -> None:
     call = (
         f"lambda: registry.use_mcp({frozen_http_server!r}, timeout=TIMEOUT)"
         if face == "sync"
@@ -279,7 +282,9 @@ def test_an_import_from_a_frozen_http_server_is_bounded(frozen_http_server: str,
 # -- calls -------------------------------------------------------------------------------------
 
 
-def test_a_call_is_bounded_and_a_frozen_server_is_replaced(tmp_path: Path) -> None:
+def test_a_call_is_bounded_and_a_frozen_server_is_replaced(
+    tmp_path: Path, scenario: Scenario
+) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
@@ -304,6 +309,7 @@ def test_a_call_is_bounded_and_a_frozen_server_is_replaced(tmp_path: Path) -> No
 
 def test_an_async_call_that_drops_a_frozen_server_stops_it_before_returning(
     tmp_path: Path,
+    scenario: Scenario,
 ) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
@@ -323,7 +329,9 @@ def test_an_async_call_that_drops_a_frozen_server_stops_it_before_returning(
     assert result["gone"], "the frozen server was still running when the failed call returned"
 
 
-def test_an_unanswered_call_is_bounded_and_keeps_a_live_session(tmp_path: Path) -> None:
+def test_an_unanswered_call_is_bounded_and_keeps_a_live_session(
+    tmp_path: Path, scenario: Scenario
+) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
@@ -343,7 +351,7 @@ def test_an_unanswered_call_is_bounded_and_keeps_a_live_session(tmp_path: Path) 
     assert result["gone"], "close() returned before the server process stopped"
 
 
-def test_close_stops_the_server_process(tmp_path: Path) -> None:
+def test_close_stops_the_server_process(tmp_path: Path, scenario: Scenario) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
@@ -363,7 +371,7 @@ def test_close_stops_the_server_process(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("face", ["sync", "async"])
-def test_a_frozen_server_stops_on_close(tmp_path: Path, face: str) -> None:
+def test_a_frozen_server_stops_on_close(tmp_path: Path, face: str, scenario: Scenario) -> None:
     pidfile = tmp_path / "pid"
     close = "registry.close()" if face == "sync" else "asyncio.run(registry.aclose())"
     result = scenario(
@@ -385,7 +393,7 @@ def test_a_frozen_server_stops_on_close(tmp_path: Path, face: str) -> None:
     assert result["took"] < 3.0, f"close() took {result['took']:.1f} s on a frozen server"
 
 
-def test_close_stops_a_well_behaved_server_gracefully(tmp_path: Path) -> None:
+def test_close_stops_a_well_behaved_server_gracefully(tmp_path: Path, scenario: Scenario) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
@@ -404,7 +412,9 @@ def test_close_stops_a_well_behaved_server_gracefully(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("server", ["stdio", "in-process"])
-def test_an_async_tool_calling_a_proxy_synchronously_from_sync_code(server: str) -> None:
+def test_an_async_tool_calling_a_proxy_synchronously_from_sync_code(
+    server: str, scenario: Scenario
+) -> None:
     # The proxy's session lives on tooldeck's MCP loop, not on the background loop that
     # runs `outer` (which `outer`'s synchronous wait blocks): the call returns.
     source = (
@@ -462,6 +472,7 @@ def gone(pid: int, seconds: float = 5.0) -> bool:
 
 def test_a_program_that_exits_right_after_a_failed_import_leaves_no_process(
     tmp_path: Path,
+    scenario: Scenario,
 ) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
@@ -477,7 +488,9 @@ def test_a_program_that_exits_right_after_a_failed_import_leaves_no_process(
     assert gone(result["pid"]), "the frozen server outlived the program"
 
 
-def test_a_program_that_exits_without_closing_leaves_no_frozen_process(tmp_path: Path) -> None:
+def test_a_program_that_exits_without_closing_leaves_no_frozen_process(
+    tmp_path: Path, scenario: Scenario
+) -> None:
     pidfile = tmp_path / "pid"
     result = scenario(
         f"""
