@@ -22,7 +22,7 @@ _TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=6)), max_s
 @given(text=_TEXT, stop=st.booleans(), cold=st.booleans())
 def test_counted_is_the_count_of_terms(text: str, stop: bool, cold: bool) -> None:
     if cold:  # unknown runs: learned on the way
-        _tokens._CACHES[stop].clear()
+        _tokens.forget()
     counts, length = _tokens.counted(text, stop=stop)
     found = _tokens.terms(text, stop=stop)
     assert counts == Counter(found)
@@ -78,9 +78,12 @@ def test_posted_weights_are_bm25f_in_field_order(
                 spread[term] = spread.get(term, 0.0) + count * factor
         for term, total in spread.items():
             assert index._postings[term][name] == total / (_rank.K1 + total)
-        names, description, params = _documents.fields_of(doc.tool)
-        assert doc.counts == (Counter(names), description[0], params[0])
-        assert doc.lengths == (len(names), description[1], params[1])
+        words = _tokens.terms(name, stop=False)  # the name's words, and the whole name
+        named = words if name.casefold() in words else [*words, name.casefold()]
+        assert (doc.counts[0], doc.lengths[0]) == (Counter(named), len(named))
+        assert list(doc.counts[0]) == list(dict.fromkeys(named))
+        assert (doc.counts[1], doc.lengths[1]) == _tokens.counted(doc.tool.description)
+        assert (doc.counts[2], doc.lengths[2]) == _documents.fields_of(doc.tool)[2]
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._tokens import count, counted, name_terms
+from ._tokens import counted, name_counted
 
 if TYPE_CHECKING:
     from tooldeck._tool import Tool
@@ -22,21 +22,19 @@ class Doc:
 
     def __init__(self, tool: Tool[..., Any]) -> None:
         self.tool = tool
-        names, description, params = fields_of(tool)
-        self.lengths = (len(names), description[1], params[1])
-        self.counts = (count(names), description[0], params[0])  # per field: term → count
+        (c0, l0), (c1, l1), (c2, l2) = fields_of(tool)
+        self.lengths = (l0, l1, l2)
+        self.counts = (c0, c1, c2)  # per field: term → count
 
     def terms(self) -> set[str]:
         return set().union(*self.counts)
 
 
-def fields_of(
-    tool: Tool[..., Any],
-) -> tuple[list[str], tuple[dict[str, int], int], tuple[dict[str, int], int]]:
-    """A tool's terms per field of `FIELDS`: its name's (a list), and the counts and
-    number of terms of its description and of its parameters' names, descriptions and
-    allowed values (``enum``, at most `_ENUM_VALUES` of each), from the top level of its
-    JSON Schema."""
+def fields_of(tool: Tool[..., Any]) -> tuple[tuple[dict[str, int], int], ...]:
+    """A tool's terms per field of `FIELDS`, each field's counts and number of terms:
+    its name's, its description's, and its parameters' (their names, descriptions and
+    allowed values, ``enum``, at most `_ENUM_VALUES` of each, from the top level of its
+    JSON Schema)."""
     texts: list[str] = []
     properties = tool.spec.parameters.get("properties")
     if isinstance(properties, dict):
@@ -48,7 +46,7 @@ def fields_of(
                 if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
                     texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
     return (
-        name_terms(tool.name),
+        name_counted(tool.name),
         counted(tool.spec.description or ""),
         counted(" ".join(texts)),
     )
