@@ -108,6 +108,8 @@ def forget() -> None:
 
 def _run_terms(run: str, stop: bool) -> tuple[str, ...]:
     """One run's terms: an identifier's words (and itself), or an unspaced run's pairs."""
+    if run.isalpha() and run.isascii() and run.islower():  # most: a word, stemmed
+        return () if stop and run in STOP_WORDS else (stem(run),)
     if not run.isascii() and _IS_UNSPACED.match(run):
         return (*run, *(run[i : i + 2] for i in range(len(run) - 1)))
     if run.islower() or not any(c.isupper() for c in run):
