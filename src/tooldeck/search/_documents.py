@@ -1,5 +1,6 @@
 """A tool as a search document: its terms in each field of `FIELDS` (its name, its
-description, its parameters), counted once when the tool is indexed."""
+description, its parameters), counted once when the tool is indexed, and its BM25F
+weight under each term, posted into the index (`Doc.post`)."""
 
 from __future__ import annotations
 
