@@ -84,18 +84,20 @@ def fields_of(tool: Tool[..., Any]) -> tuple[tuple[dict[str, int], int], ...]:
     its name's, its description's, and its parameters' (their names, descriptions and
     allowed values, ``enum``, at most `_ENUM_VALUES` of each, from the top level of its
     JSON Schema)."""
+    spec = tool.spec
     texts: list[str] = []
-    properties = tool.spec.parameters.get("properties")
+    properties = spec.parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
             texts.append(str(key))
             if isinstance(schema, dict):
-                if isinstance(schema.get("description"), str):
-                    texts.append(schema["description"])
-                if isinstance(schema.get("enum"), list):  # "Wars", "celsius": what users say
-                    texts.extend(str(value) for value in schema["enum"][:_ENUM_VALUES])
+                description, values = schema.get("description"), schema.get("enum")
+                if isinstance(description, str):
+                    texts.append(description)
+                if isinstance(values, list):  # "Wars", "celsius": what users say
+                    texts.extend(str(value) for value in values[:_ENUM_VALUES])
     return (
         name_counted(tool.name),
-        counted(tool.spec.description or ""),
+        counted(spec.description or ""),
         counted(" ".join(texts)),
     )
