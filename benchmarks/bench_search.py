@@ -238,9 +238,7 @@ def _forget_words() -> None:
     """Empty the tokeniser's word cache, so that each build pays for every word."""
     from tooldeck.search import _tokens
 
-    for cache in _tokens._CACHES.values():
-        cache.clear()
-    _tokens._STEMS.clear()
+    _tokens.forget()
 
 
 def _registration(rounds: int, count: int = 300) -> tuple[float, float]:

@@ -22,7 +22,7 @@ _TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=6)), max_s
 @given(text=_TEXT, stop=st.booleans(), cold=st.booleans())
 def test_counted_is_the_count_of_terms(text: str, stop: bool, cold: bool) -> None:
     if cold:  # unknown runs: learned on the way
-        _tokens._CACHES[stop].clear()
+        _tokens.forget()
     counts, length = _tokens.counted(text, stop=stop)
     found = _tokens.terms(text, stop=stop)
     assert counts == Counter(found)
@@ -67,6 +67,8 @@ def test_posted_weights_are_bm25f_in_field_order(
         tool_name = f"t{i}_{''.join(c for c in name if c.isascii() and c.isalnum())[:20]}"
         schema = {"type": "object", "properties": properties}
         registry.register(_Listed(tool_name, description, schema))
+        if i == len(tools) // 2:  # the rest posted one by one (`_add`) unless averages drift
+            registry.search("anything")
     registry.search("anything")
     index = registry._catalog.search_index
     assert index is not None
@@ -78,9 +80,18 @@ def test_posted_weights_are_bm25f_in_field_order(
                 spread[term] = spread.get(term, 0.0) + count * factor
         for term, total in spread.items():
             assert index._postings[term][name] == total / (_rank.K1 + total)
-        names, description, params = _documents.fields_of(doc.tool)
-        assert doc.counts == (Counter(names), description[0], params[0])
-        assert doc.lengths == (len(names), description[1], params[1])
+        words = _tokens.terms(name, stop=False)  # the name's words, and the whole name
+        named = words if name.casefold() in words else [*words, name.casefold()]
+        assert (doc.counts[0], doc.lengths[0]) == (Counter(named), len(named))
+        assert list(doc.counts[0]) == list(dict.fromkeys(named))
+        assert (doc.counts[1], doc.lengths[1]) == _tokens.counted(doc.tool.description)
+        assert (doc.counts[2], doc.lengths[2]) == _documents.fields_of(doc.tool)[2]
+    # and nothing else: each term's postings are exactly the tools having it
+    having: dict[str, set[str]] = {}
+    for name, doc in index._docs.items():
+        for term in doc.terms():
+            having.setdefault(term, set()).add(name)
+    assert {term: set(postings) for term, postings in index._postings.items()} == having
 
 
 @settings(max_examples=60, deadline=None)
@@ -89,3 +100,22 @@ def test_ascii_runs_are_the_letters_and_digits(text: str) -> None:
     assert _tokens._runs(text) == re.findall(r"[A-Za-z0-9]+", text)
     # the same runs as the any-script pattern gives for ASCII text
     assert _tokens._runs(text) == _tokens._RUNS.findall(text)
+
+
+def test_the_build_reads_the_tools_in_registration_order() -> None:
+    # Not in the stale set's (hash) order: read one after another, the tools lie where
+    # they were made in memory (a fifth off the build at 10,000 tools).
+    names = [f"tool_{i}" for i in range(60)]
+    registry = ToolRegistry()
+    for name in names[:45]:
+        registry.register(_Listed(name, "Look up the weather", {"type": "object"}))
+    registry.search("weather")
+    for name in names[45:]:  # and the tools registered once the index exists
+        registry.register(_Listed(name, "Look up the weather", {"type": "object"}))
+    registry.unregister("tool_3")
+    registry.search("weather")
+    index = registry._catalog.search_index
+    assert index is not None
+    kept = [name for name in names if name != "tool_3"]
+    assert list(index._docs) == kept
+    assert list(index._postings["weather"]) == kept

@@ -11,6 +11,8 @@ reference implementation's on every word of BFCL's catalog and questions.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["porter2"]
 
 _VOWELS = frozenset("aeiouy")
@@ -99,42 +101,46 @@ def _step5(word: str, r1: int, r2: int) -> str:
 
 def _regions(word: str) -> tuple[int, int]:
     """Where R1 and R2 start: after the first non-vowel following a vowel (twice)."""
-    for prefix in _PREFIXES:
-        if word.startswith(prefix):
-            r1 = len(prefix)
-            break
+    if word.startswith(_PREFIXES):
+        r1 = next(len(prefix) for prefix in _PREFIXES if word.startswith(prefix))
     else:
         r1 = _after_vowel_consonant(word, 0)
     return r1, _after_vowel_consonant(word, r1)
 
 
+_VOWEL_CONSONANT = re.compile("[aeiouy][^aeiouy]")
+
+
 def _after_vowel_consonant(word: str, start: int) -> int:
-    for i in range(start + 1, len(word)):
-        if word[i] not in _VOWELS and word[i - 1] in _VOWELS:
-            return i + 1
-    return len(word)
+    """Just after the first non-vowel that follows a vowel at ``start`` or later."""
+    found = _VOWEL_CONSONANT.search(word, start)
+    return found.end() if found else len(word)
 
 
 def _step1a(word: str) -> str:
+    if not word.endswith(("s", "ied")):  # most words: one test, not four
+        return word
     if word.endswith("sses"):
         return word[:-2]
     if word.endswith(("ied", "ies")):
         return word[:-2] if len(word) > 4 else word[:-1]
     if word.endswith(("us", "ss")):
         return word
-    if word.endswith("s") and any(c in _VOWELS for c in word[:-2]):
+    if word.endswith("s") and not _VOWELS.isdisjoint(word[:-2]):
         return word[:-1]
     return word
 
 
 def _step1b(word: str, r1: int) -> str:
+    if not word.endswith(("ed", "edly", "ing", "ingly")):  # most words: one test, not six
+        return word
     for suffix in ("eedly", "eed"):
         if word.endswith(suffix):
             return word[: -len(suffix)] + "ee" if len(word) - len(suffix) >= r1 else word
     for suffix in ("ingly", "edly", "ing", "ed"):
         if word.endswith(suffix):
             base = word[: -len(suffix)]
-            if not any(c in _VOWELS for c in base):
+            if _VOWELS.isdisjoint(base):
                 return word
             if base.endswith(("at", "bl", "iz")):
                 return base + "e"
