@@ -119,3 +119,28 @@ def test_the_build_reads_the_tools_in_registration_order() -> None:
     kept = [name for name in names if name != "tool_3"]
     assert list(index._docs) == kept
     assert list(index._postings["weather"]) == kept
+
+
+def test_caches_cleared_while_a_text_is_learned_lose_none_of_its_terms(monkeypatch: Any) -> None:
+    # The run caches are shared by every catalog and cleared when full: a search in
+    # another thread may clear them between learning a text's new runs and reading them
+    # back. Cleared after every run learned here (the worst such timing), a text still
+    # reads as it does with nothing cleared.
+    text = "Weather forecasts for Taipei's districts, getWeather and the 天氣 預報"
+    _tokens.forget()
+    expected = (_tokens.terms(text), _tokens.counted(text), _tokens.name_counted("getWeather"))
+    learn = _tokens._run_terms
+
+    def learn_then_clear(run: str, stop: bool) -> tuple[str, ...]:
+        found = learn(run, stop)
+        _tokens.forget()
+        return found
+
+    monkeypatch.setattr(_tokens, "_run_terms", learn_then_clear)
+    for read in range(2):  # each time, every run is new again
+        _tokens.forget()
+        got = (_tokens.terms(text), _tokens.counted(text), _tokens.name_counted("getWeather"))
+        assert got == expected, read
+    registry = ToolRegistry()
+    registry.register(lambda city: city, name="get_weather", description=text)
+    assert [t.name for t in registry.search("weather in Taipei")] == ["get_weather"]

@@ -158,17 +158,22 @@ def counted(text: str, *, stop: bool = True) -> tuple[dict[str, int], int]:
 
 
 def _learned(runs: list[str], stop: bool) -> dict[str, tuple[str, ...]]:
-    """The run cache (of ``stop``), once it holds the terms of every one of ``runs``."""
+    """The terms of each of ``runs``, learned into the run caches (of ``stop``) too. A
+    dict of its own, not the cache: a search of another catalog, in another thread, may
+    clear the caches (full) before these runs are read back."""
     cache, one = _CACHES[stop], _ONE[stop]
-    new = [run for run in runs if run not in cache]
-    if len(cache) + len(new) > _CACHE_SIZE:
-        cache.clear()
-        one.clear()
-        new = runs
-    for run in new:
-        found = cache[run] = _run_terms(run, stop)
-        one[run] = found[0] if len(found) == 1 else _SEVERAL if found else _NONE
-    return cache
+    known: dict[str, tuple[str, ...]] = {}
+    for run in runs:
+        found = cache.get(run)
+        if found is None:
+            found = _run_terms(run, stop)
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+                one.clear()
+            cache[run] = found
+            one[run] = found[0] if len(found) == 1 else _SEVERAL if found else _NONE
+        known[run] = found
+    return known
 
 
 def name_counted(name: str) -> tuple[dict[str, int], int]:
