@@ -245,3 +245,52 @@ def test_no_working_interpreter_is_exit_status_1(tmp_path: Path, layout: str) ->
     found = find_python("3.99", tmp_path / "bin", tmp_path / "pyenv")
     assert found.returncode == 1
     assert found.stdout == ""
+
+
+def ci_folder(tmp_path: Path, **fakes: str) -> tuple[Path, list[Path]]:
+    """Where `.ci/run`'s ci_folder() puts CI's folder, with some commands faked (each a
+    shell script body on a PATH of their own); and what it left in the temporary dir."""
+    script = CI.read_text(encoding="utf-8")
+    body = script[
+        script.index("ci_folder() {") : script.index("\n}\n", script.index("ci_folder() {")) + 2
+    ]
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir(parents=True)
+    for name, text in fakes.items():
+        (fake_bin / name).write_text(f"#!/bin/sh\n{text}\n")
+        (fake_bin / name).chmod(0o755)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = subprocess.run(
+        ["bash", "-c", f"{body}\nci_folder"],
+        capture_output=True,
+        text=True,
+        env={"PATH": f"{fake_bin}:/usr/bin:/bin", "TMPDIR": str(temporary)},
+        check=True,
+        timeout=30,
+    )
+    folder = Path(done.stdout.strip())
+    return folder, sorted(temporary.iterdir())
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="no /dev/shm here")
+def test_ci_folder_is_in_memory_only_with_room_and_leave_to_run_programs(tmp_path: Path) -> None:
+    # Too little room in /dev/shm: the temporary directory.
+    small, left = ci_folder(
+        tmp_path, df='echo "Filesystem 1K-blocks Used Available"; echo "shm 1 1 1000"'
+    )
+    assert left == [small] and small.is_dir()
+    # Room, but programs cannot run from there (noexec: here chmod does nothing): the
+    # temporary directory too, and nothing left behind in /dev/shm.
+    before = set(Path("/dev/shm").iterdir())
+    plenty = 'echo "Filesystem 1K-blocks Used Available"; echo "shm 1 1 99999999"'
+    noexec, left = ci_folder(tmp_path / "noexec", df=plenty, chmod="exit 0")
+    assert left == [noexec] and noexec.is_dir()
+    assert set(Path("/dev/shm").iterdir()) == before
+    # Room, and programs run: in memory.
+    memory, left = ci_folder(tmp_path / "memory", df=plenty)
+    try:
+        assert memory.parent == Path("/dev/shm") and left == []
+        assert list(memory.iterdir()) == []  # the probe is gone
+    finally:
+        memory.rmdir()
