@@ -33,6 +33,7 @@ import httpx
 import pytest
 
 from forkserver import SERVING, ForkedProcess, ForkServer
+from listening import free_port, started
 from mcp_probe import INITIALIZE
 from tooldeck import ToolRegistry
 from tooldeck.tools.weather import get_weather
@@ -526,38 +527,18 @@ async def test_serve_over_stdio_answers_a_fastmcp_client() -> None:
     await asyncio.wait_for(session(), TIMEOUT)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-async def _wait_for_port(port: int, process: ForkedProcess) -> None:
-    for _ in range(int(TIMEOUT / 0.1)):
-        if process.poll() is not None:
-            raise AssertionError(f"tooldeck serve exited with {process.returncode}")
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.1)
-            continue
-        writer.close()
-        return
-    raise AssertionError("tooldeck serve did not listen in time")
-
-
 async def test_serve_over_http_with_a_token_and_tags() -> None:
     pytest.importorskip("fastmcp")
     from fastmcp import Client
 
-    port = _free_port()
-    process = serve_in_background(
-        "--transport", "http", "--port", str(port), "--tag", "text", "--tools", "cli_tools",
-        TOOLDECK_MCP_TOKEN="s3cret",
+    process, port = started(
+        lambda port: serve_in_background(
+            "--transport", "http", "--port", str(port), "--tag", "text", "--tools", "cli_tools",
+            TOOLDECK_MCP_TOKEN="s3cret",
+        ),
+        TIMEOUT,
     )  # fmt: skip
     try:
-        await _wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
 
         async def session() -> None:
@@ -679,12 +660,12 @@ def test_serve_http_usage_errors(args: tuple[str, ...], fragments: tuple[str, ..
 
 
 def test_serve_with_an_empty_token_in_the_environment_is_a_usage_error() -> None:
-    run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="")
+    run = tooldeck(*HTTP, "--port", str(free_port()), TOOLDECK_MCP_TOKEN="")
     assert_usage_error(run, "TOOLDECK_MCP_TOKEN is set but empty")
 
 
 def test_serve_with_a_non_ascii_token_in_the_environment_is_a_usage_error() -> None:
-    run = tooldeck(*HTTP, "--port", str(_free_port()), TOOLDECK_MCP_TOKEN="台北-token")
+    run = tooldeck(*HTTP, "--port", str(free_port()), TOOLDECK_MCP_TOKEN="台北-token")
     assert_usage_error(run, "TOOLDECK_MCP_TOKEN has a character outside printable ASCII")
 
 
@@ -701,13 +682,14 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
     from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
-    port = _free_port()
-    process = serve_in_background(
-        *HTTP[1:], "--port", str(port), "--stateless",
-        "--token", "alice=t-alice", "--token", "bob=t-bob", "--allow-host", "tools.example",
+    process, port = started(
+        lambda port: serve_in_background(
+            *HTTP[1:], "--port", str(port), "--stateless",
+            "--token", "alice=t-alice", "--token", "bob=t-bob", "--allow-host", "tools.example",
+        ),
+        TIMEOUT,
     )  # fmt: skip
     try:
-        await _wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
         for token in ("t-alice", "t-bob"):
             transport = StreamableHttpTransport(url, auth=token)
@@ -736,13 +718,14 @@ async def test_serve_stateless_with_named_tokens_and_an_allowed_host() -> None:
 
 
 async def test_serve_caps_the_sessions_of_each_client() -> None:
-    port = _free_port()
-    process = serve_in_background(
-        *HTTP[1:], "--port", str(port), "--token", "alice=t-alice", "--token", "bob=t-bob",
-        "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
+    process, port = started(
+        lambda port: serve_in_background(
+            *HTTP[1:], "--port", str(port), "--token", "alice=t-alice", "--token", "bob=t-bob",
+            "--max-sessions-per-client", "1", "--session-idle-timeout", "600",
+        ),
+        TIMEOUT,
     )  # fmt: skip
     try:
-        await _wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
         headers = {"Accept": "application/json, text/event-stream"}
         async with httpx.AsyncClient(timeout=TIMEOUT, trust_env=False) as http:

@@ -7,8 +7,6 @@ who is calling. Tested with two real clients holding two tokens, over 127.0.0.1.
 
 from __future__ import annotations
 
-import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,6 +18,7 @@ fastmcp = pytest.importorskip("fastmcp")
 from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
 
 from forkserver import ForkedProcess, ForkServer  # noqa: E402
+from listening import started  # noqa: E402
 from tooldeck import Injected, ToolRegistry  # noqa: E402
 
 SCRIPT = Path(__file__).parent / "mcp_servers" / "multi_tenant.py"
@@ -28,31 +27,15 @@ STARTUP = 30.0
 pytestmark = pytest.mark.timeout(120)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def shop(server_forks: ForkServer) -> Iterator[Any]:
     """``shop("token" | "header")``: the multi-tenant server in a process of its own; its URL."""
     processes: list[ForkedProcess] = []
 
     def start(how: str) -> str:
-        port = free_port()
-        process = server_forks.start(SCRIPT, str(port), how)
+        process, port = started(lambda port: server_forks.start(SCRIPT, str(port), how), STARTUP)
         processes.append(process)
-        deadline = time.monotonic() + STARTUP
-        while True:
-            assert process.poll() is None, f"the server exited with {process.returncode}"
-            assert time.monotonic() < deadline, "the server did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return f"http://127.0.0.1:{port}/mcp"
-            except OSError:
-                time.sleep(0.05)
+        return f"http://127.0.0.1:{port}/mcp"
 
     yield start
     for process in processes:

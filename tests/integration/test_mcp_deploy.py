@@ -26,6 +26,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
+import listening
 from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
@@ -36,28 +37,33 @@ TOKEN = "s3cret-stateless"  # stateless_app.TOKEN
 pytestmark = pytest.mark.timeout(180)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def bound() -> tuple[socket.socket, int]:
+    """A socket bound to a port of 127.0.0.1 and its port, for a server in this process to
+    listen on: no other process can take the port meanwhile."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    return sock, port
 
 
 @pytest.fixture(scope="module")
 def two_workers() -> Iterator[str]:
     """``uvicorn stateless_app:app --workers 2``, once both workers have started (three
     processes, each importing fastmcp: started once for the module's tests)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "uvicorn", "stateless_app:app", "--workers", "2",
-            "--host", "127.0.0.1", "--port", str(port), "--log-level", "info",
-        ],
-        cwd=SERVERS,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+
+    def start(port: int) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "stateless_app:app", "--workers", "2",
+                "--host", "127.0.0.1", "--port", str(port), "--log-level", "info",
+            ],
+            cwd=SERVERS,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+
+    process, port = listening.started(start, STARTUP)  # the parent holds the socket
     started = threading.Event()
 
     def watch() -> None:
@@ -128,9 +134,9 @@ def build_site() -> tuple[Starlette, ToolRegistry]:
 @pytest.fixture
 def site() -> Iterator[str]:
     app, _ = build_site()
-    port = free_port()
+    sock, port = bound()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP
     while not server.started:
@@ -182,9 +188,9 @@ def test_a_token_refused_after_the_import_is_named_on_the_call() -> None:
             return
         await app(scope, receive, send)
 
-    port = free_port()
+    sock, port = bound()
     server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP
     while not server.started:

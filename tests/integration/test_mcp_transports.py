@@ -13,7 +13,6 @@ import asyncio
 import gc
 import os
 import signal
-import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -25,6 +24,7 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
 from forkserver import ForkedProcess, ForkServer
+from listening import started, wait_listening
 from tooldeck import ToolRegistry
 from tooldeck.errors import MCPAuthError
 
@@ -34,35 +34,22 @@ STARTUP = 30.0  # seconds a server may take to listen (a cold import of fastmcp 
 pytestmark = pytest.mark.timeout(120)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 class HttpServer:
-    """``serve_registry.py http PORT`` in a process of its own; killed and restarted at will."""
+    """``serve_registry.py http PORT`` in a process of its own; killed and restarted at will
+    (on the same port)."""
 
-    def __init__(self, forks: ForkServer, port: int, env: dict[str, str] | None = None) -> None:
+    def __init__(self, forks: ForkServer, env: dict[str, str] | None = None) -> None:
         self.forks = forks
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}/mcp"
         self.env = env
-        self.process: ForkedProcess | None = None
+        self.process, self.port = started(self._start, STARTUP)
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def _start(self, port: int) -> ForkedProcess:
+        return self.forks.start(SCRIPT, "http", str(port), env=self.env)
 
     def start(self) -> None:
-        self.process = self.forks.start(SCRIPT, "http", str(self.port), env=self.env)
-        deadline = time.monotonic() + STARTUP
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("the server did not start listening")
+        self.process = self._start(self.port)
+        wait_listening(self.process, self.port, STARTUP)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -72,8 +59,7 @@ class HttpServer:
 
 @pytest.fixture
 def http_server(server_forks: ForkServer) -> Iterator[HttpServer]:
-    server = HttpServer(server_forks, free_port())
-    server.start()
+    server = HttpServer(server_forks)
     try:
         yield server
     finally:
@@ -162,8 +148,7 @@ def test_http_from_sync_code(http_server: HttpServer) -> None:
 async def test_a_token_protected_server_rejects_a_client_without_it(
     registry: ToolRegistry, server_forks: ForkServer
 ) -> None:
-    server = HttpServer(server_forks, free_port(), env={"TOOLDECK_MCP_TOKEN": "s3cret"})
-    server.start()
+    server = HttpServer(server_forks, env={"TOOLDECK_MCP_TOKEN": "s3cret"})
     try:
         for auth, says in ((None, "requires a bearer token"), ("wrong", "is not valid")):
             # any MCP client reads the server's own words (a JSON-RPC error body)

@@ -21,51 +21,37 @@ from typing import Any
 
 import pytest
 
+from listening import closed_port, started
 from tooldeck import ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _start(binary: str, folder: Path) -> tuple[subprocess.Popen[bytes], int]:
     import redis
 
-    for _ in range(5):  # a port taken between choosing and binding: try another
-        port = _free_port()
-        server = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(folder),
-            ],
+    def start(port: int) -> subprocess.Popen[bytes]:
+        options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        return subprocess.Popen(
+            [binary, "--port", str(port), *options, "--dir", str(folder)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        client = redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1)
-        deadline = time.monotonic() + 10
-        while server.poll() is None and time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    client.close()
-                    return server, port
-            except redis.RedisError:
-                time.sleep(0.02)
-        server.kill()
-        server.wait()
-    pytest.fail("redis-server did not start")
+
+    # Listening on its own port: another suite's redis-server is never this test's.
+    server, port = started(start, 10)
+    client = redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1)
+    deadline = time.monotonic() + 10
+    while server.poll() is None and time.monotonic() < deadline:
+        try:
+            if client.ping():
+                client.close()
+                return server, port
+        except redis.RedisError:
+            time.sleep(0.02)
+    server.kill()
+    server.wait()
+    pytest.fail("redis-server did not answer")
 
 
 @pytest.fixture(scope="module")
@@ -201,22 +187,22 @@ def test_an_unreachable_storage_fails_the_limit_closed_and_the_cache_open(
     from tooldeck.middleware import Cache, RateLimit, _redis
 
     monkeypatch.setattr(_redis, "TIMEOUT", 0.2)  # the socket timeouts, shortened
-    closed_port = _free_port()
-    for port in (closed_port, silent_port):
-        url = f"redis://user:s3cret@127.0.0.1:{port}/0"
-        runs: list[str] = []
-        limited = worker([RateLimit(3, per=60, storage=url)], runs)
-        cached = worker([Cache(60, storage=url)], runs)
-        for answer in (
-            limited.call_tool("lookup", {"key": "a"}),
-            asyncio.run(limited.async_call_tool("lookup", {"key": "a"})),
-        ):
-            assert answer.startswith(
-                "Error: Rate limit for tool 'lookup' cannot be checked: its storage "
-                f"redis://127.0.0.1:{port}/0 did not answer"
-            )
-            assert "s3cret" not in answer
-        assert runs == []  # closed: the tool never ran
-        assert cached.call_tool("lookup", {"key": "b"})["key"] == "b"  # open: it ran
-        assert asyncio.run(cached.async_call_tool("lookup", {"key": "b"}))["key"] == "b"
-        assert runs == ["b", "b"]
+    with closed_port() as refusing:
+        for port in (refusing, silent_port):
+            url = f"redis://user:s3cret@127.0.0.1:{port}/0"
+            runs: list[str] = []
+            limited = worker([RateLimit(3, per=60, storage=url)], runs)
+            cached = worker([Cache(60, storage=url)], runs)
+            for answer in (
+                limited.call_tool("lookup", {"key": "a"}),
+                asyncio.run(limited.async_call_tool("lookup", {"key": "a"})),
+            ):
+                assert answer.startswith(
+                    "Error: Rate limit for tool 'lookup' cannot be checked: its storage "
+                    f"redis://127.0.0.1:{port}/0 did not answer"
+                )
+                assert "s3cret" not in answer
+            assert runs == []  # closed: the tool never ran
+            assert cached.call_tool("lookup", {"key": "b"})["key"] == "b"  # open: it ran
+            assert asyncio.run(cached.async_call_tool("lookup", {"key": "b"}))["key"] == "b"
+            assert runs == ["b", "b"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from listening import closed_port
 from tooldeck import ToolRegistry, ToolResult
 from tooldeck.tools import weather
 from tooldeck.tools.weather import aclose_clients, get_weather
@@ -195,13 +195,6 @@ async def _close_clients() -> Any:
     await aclose_clients()
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def assert_queried_now(queried_at: str) -> None:
     stamp = datetime.fromisoformat(queried_at)
     assert stamp.utcoffset() == timedelta(hours=8)
@@ -291,8 +284,9 @@ async def test_stall_past_timeout_is_api_timeout(
 
 
 async def test_refused_connection_is_network_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(weather.URL_ENV, f"http://127.0.0.1:{closed_port()}/v1/forecast")
-    result = await get_weather(city="花蓮")
+    with closed_port() as port:
+        monkeypatch.setenv(weather.URL_ENV, f"http://127.0.0.1:{port}/v1/forecast")
+        result = await get_weather(city="花蓮")
     assert result.success is False
     assert result.error.startswith("network_error: ")
     assert "ConnectError" in result.error

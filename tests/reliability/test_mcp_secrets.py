@@ -7,7 +7,6 @@ secret or a local path. The text reaches the model, and every client of a gatewa
 
 from __future__ import annotations
 
-import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ fastmcp = pytest.importorskip("fastmcp")
 
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport  # noqa: E402
 
+from listening import closed_port  # noqa: E402
 from tooldeck import ToolRegistry  # noqa: E402
 from tooldeck.errors import MCPConnectionError  # noqa: E402
 from tooldeck.mcp._transports import describe, redactor  # noqa: E402
@@ -28,14 +28,6 @@ FAULTY = Path(__file__).parent / "servers" / "faulty_mcp.py"
 SECRET = "sk-live-0123456789abcdef"
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def assert_no_secret(text: str, *secrets: str) -> None:
@@ -63,16 +55,16 @@ async def test_a_stdio_server_is_named_without_its_command_line(tmp_path: Path) 
 
 
 async def test_a_url_is_named_without_credentials_or_query() -> None:
-    port = closed_port()
-    url = f"http://admin:{SECRET}@127.0.0.1:{port}/mcp?api_key={SECRET}&x=1#frag"
-    for transport in (url, StreamableHttpTransport(url, headers={"X-Key": SECRET})):
-        registry = ToolRegistry()
-        with pytest.raises(MCPConnectionError) as failed:
-            await registry.async_use_mcp(transport, timeout=10)
-        text = str(failed.value)
-        assert f"MCP server http://127.0.0.1:{port}/mcp:" in text
-        assert failed.value.server == f"http://127.0.0.1:{port}/mcp"
-        assert_no_secret(text, "admin", "api_key", "frag")
+    with closed_port() as port:
+        url = f"http://admin:{SECRET}@127.0.0.1:{port}/mcp?api_key={SECRET}&x=1#frag"
+        for transport in (url, StreamableHttpTransport(url, headers={"X-Key": SECRET})):
+            registry = ToolRegistry()
+            with pytest.raises(MCPConnectionError) as failed:
+                await registry.async_use_mcp(transport, timeout=10)
+            text = str(failed.value)
+            assert f"MCP server http://127.0.0.1:{port}/mcp:" in text
+            assert failed.value.server == f"http://127.0.0.1:{port}/mcp"
+            assert_no_secret(text, "admin", "api_key", "frag")
 
 
 @pytest.mark.parametrize("shape", ["transport", "config"])

@@ -18,7 +18,6 @@ import functools
 import json
 import os
 import signal
-import socket
 import sys
 import textwrap
 import time
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 
 from forkserver import ForkServer
+from listening import started
 
 pytest.importorskip("fastmcp")
 
@@ -229,27 +229,11 @@ def test_any_failure_of_an_import_stops_the_server_it_started(
     assert result["graceful"], "a well-behaved server was killed instead of stopped"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def frozen_http_server(server_forks: ForkServer) -> Iterator[str]:
     """A tooldeck server over HTTP, stopped with SIGSTOP once it listens."""
-    port = free_port()
-    process = server_forks.start(REGISTRY, "http", str(port))
+    process, port = started(lambda port: server_forks.start(REGISTRY, "http", str(port)))
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None and time.monotonic() < deadline
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         os.kill(process.pid, signal.SIGSTOP)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -13,7 +13,6 @@ import functools
 import inspect
 import json
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
 
 import tooldeck.mcp  # noqa: E402
 from forkserver import ForkedProcess, ForkServer  # noqa: E402
+from listening import free_port, started  # noqa: E402
 from mcp_probe import HEADERS, INITIALIZE  # noqa: E402
 from tooldeck import ToolRegistry  # noqa: E402
 
@@ -38,28 +38,11 @@ LEAKS = ("Traceback", 'File "', ".py", "secret.txt", "FileNotFoundError")
 pytestmark = pytest.mark.timeout(120)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(server_forks: ForkServer) -> Iterator[tuple[int, str]]:
     """The served registry: its port and URL."""
-    port = free_port()
-    process = server_forks.start(SCRIPT, str(port), TOKEN)
+    process, port = started(lambda port: server_forks.start(SCRIPT, str(port), TOKEN), STARTUP)
     try:
-        deadline = time.monotonic() + STARTUP
-        while True:
-            assert process.poll() is None, f"the server exited with {process.returncode}"
-            assert time.monotonic() < deadline, "the server did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         yield port, f"http://127.0.0.1:{port}/mcp"
     finally:
         process.kill()
@@ -302,18 +285,12 @@ def served_with(server_forks: ForkServer) -> Iterator[Any]:
     processes: list[ForkedProcess] = []
 
     def start(**options: Any) -> str:
-        port = free_port()
-        process = server_forks.start(SERVE_OPTIONS, json.dumps({"port": port, **options}))
+        process, port = started(
+            lambda port: server_forks.start(SERVE_OPTIONS, json.dumps({"port": port, **options})),
+            STARTUP,
+        )
         processes.append(process)
-        deadline = time.monotonic() + STARTUP
-        while True:
-            assert process.poll() is None, f"the server exited with {process.returncode}"
-            assert time.monotonic() < deadline, "the server did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return f"http://127.0.0.1:{port}/mcp"
-            except OSError:
-                time.sleep(0.05)
+        return f"http://127.0.0.1:{port}/mcp"
 
     yield start
     for process in processes:

@@ -27,7 +27,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 import tooldeck.mcp
-from forkserver import ForkServer
+from forkserver import ForkedProcess, ForkServer
+from listening import started
 from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
@@ -192,23 +193,13 @@ async def test_sessionless_requests_are_neither_counted_nor_refused(capped: str)
 
 
 def test_serve_takes_the_limits(server_forks: ForkServer) -> None:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    listener.close()  # serve() binds it itself; a race with another process is unlikely
-    options = f'{{"port": {port}, "token": "tok", "max_sessions_per_client": 1}}'
-    process = server_forks.start(SERVE_OPTIONS, options)
+    def start(port: int) -> ForkedProcess:  # serve() binds the port itself
+        options = f'{{"port": {port}, "token": "tok", "max_sessions_per_client": 1}}'
+        return server_forks.start(SERVE_OPTIONS, options)
+
+    process, port = started(start, STARTUP)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + STARTUP
-        while True:
-            assert process.poll() is None, f"the server exited with {process.returncode}"
-            assert time.monotonic() < deadline, "the server did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         assert open_session(url, "tok").status_code == 200
         refused = open_session(url, "tok")
         assert refused.status_code == 429
