@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["closed_port", "free_port", "started", "wait_listening"]
+__all__ = ["closed_port", "free_port", "served", "started", "wait_listening"]
 
 ATTEMPTS = 5
 
@@ -54,6 +55,29 @@ def closed_port() -> Iterator[int]:
         holder.bind(("127.0.0.1", 0))
         port: int = holder.getsockname()[1]
         yield port
+
+
+@contextmanager
+def served(app: Any, timeout: float = 30.0, **config: Any) -> Iterator[int]:
+    """``app`` served by uvicorn (``config``: more of its settings) in a thread of this
+    process, on a socket bound here, so no other process can take the port; its port."""
+    import uvicorn
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        port: int = listener.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, log_level="error", **config))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+            time.sleep(0.02)
+        try:
+            yield port
+        finally:
+            server.should_exit = True
+            thread.join(15)
 
 
 def started(start: Callable[[int], P], timeout: float = 30.0) -> tuple[P, int]:

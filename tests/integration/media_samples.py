@@ -11,14 +11,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
-import socket
-import threading
-import time
 import wave
 from collections.abc import Iterator
 from typing import Any
-
-import uvicorn
 
 from tooldeck import Audio, File, Image, ToolRegistry, tool
 
@@ -92,25 +87,10 @@ def media_registry() -> ToolRegistry:
 def served_over_http(registry: ToolRegistry) -> Iterator[str]:
     """The registry served over streamable HTTP by uvicorn in a thread, on a port the
     kernel picked (bound here: no race for a free port)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    app = registry.http_app()
-    server = uvicorn.Server(
-        uvicorn.Config(app, lifespan="on", log_level="error", timeout_graceful_shutdown=1)
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
+    from listening import served  # here: the stdio server scripts import this module too
+
+    with served(registry.http_app(), lifespan="on", timeout_graceful_shutdown=1) as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(15)
-        listener.close()
 
 
 def _returning(name: str, value: Any) -> Any:

@@ -9,8 +9,6 @@ declining answers the decline, a client without elicitation gets "needs approval
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -21,6 +19,7 @@ pytest.importorskip("fastmcp")
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
+from listening import served
 from tooldeck import Injected, ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
@@ -160,24 +159,9 @@ async def test_proxies_imported_with_requires_approval_wait_for_it() -> None:
 
 @pytest.fixture
 def served_over_http() -> Iterator[tuple[str, list[Any]]]:
-    import uvicorn
-
     ran: list[Any] = []
-    app = make_registry(ran).http_app()
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
+    with served(make_registry(ran).http_app()) as port:
         yield f"http://127.0.0.1:{port}/mcp", ran
-    finally:
-        server.should_exit = True
-        thread.join(15)
 
 
 async def test_over_http_accept_runs_and_decline_answers_the_decline(

@@ -8,18 +8,15 @@ process) and are called by real ``fastmcp.Client``s.
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from starlette.applications import Starlette
@@ -35,15 +32,6 @@ STARTUP = 60.0
 TOKEN = "s3cret-stateless"  # stateless_app.TOKEN
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def bound() -> tuple[socket.socket, int]:
-    """A socket bound to a port of 127.0.0.1 and its port, for a server in this process to
-    listen on: no other process can take the port meanwhile."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    return sock, port
 
 
 @pytest.fixture(scope="module")
@@ -134,19 +122,8 @@ def build_site() -> tuple[Starlette, ToolRegistry]:
 @pytest.fixture
 def site() -> Iterator[str]:
     app, _ = build_site()
-    sock, port = bound()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the site did not start"
-        time.sleep(0.05)
-    try:
+    with listening.served(app, STARTUP) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(15)
 
 
 async def test_the_app_mounted_in_a_starlette_site(site: str) -> None:
@@ -188,23 +165,11 @@ def test_a_token_refused_after_the_import_is_named_on_the_call() -> None:
             return
         await app(scope, receive, send)
 
-    sock, port = bound()
-    server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        with ToolRegistry() as registry:
-            url = f"http://127.0.0.1:{port}/mcp"
-            registry.use_mcp(StreamableHttpTransport(url, auth="t-1"), timeout=30)
-            assert registry.call_tool("greet", {"name": "Ada"}) == "hello Ada"
-            revoked.set()
-            failed = registry.execute_sync("greet", {"name": "Ada"})
-            assert not failed.success
-            assert "HTTP 401 Unauthorized: the credentials sent were refused" in failed.error
-    finally:
-        server.should_exit = True
-        thread.join(15)
+    with listening.served(gate, STARTUP) as port, ToolRegistry() as registry:
+        url = f"http://127.0.0.1:{port}/mcp"
+        registry.use_mcp(StreamableHttpTransport(url, auth="t-1"), timeout=30)
+        assert registry.call_tool("greet", {"name": "Ada"}) == "hello Ada"
+        revoked.set()
+        failed = registry.execute_sync("greet", {"name": "Ada"})
+        assert not failed.success
+        assert "HTTP 401 Unauthorized: the credentials sent were refused" in failed.error

@@ -10,7 +10,6 @@ Real servers on 127.0.0.1 (a socket bound to port 0), called with raw HTTP reque
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -22,13 +21,12 @@ import pytest
 
 pytest.importorskip("fastmcp")
 
-import uvicorn
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 import tooldeck.mcp
 from forkserver import ForkedProcess, ForkServer
-from listening import started
+from listening import served, started
 from mcp_probe import HEADERS, INITIALIZE
 from tooldeck import ToolRegistry
 
@@ -51,23 +49,9 @@ def registry() -> ToolRegistry:
 
 
 def run_app(app: Any) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 (port 0, bound here) in a thread; yield its URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
+    """Serve ``app`` on 127.0.0.1 (a socket bound here) in a thread; yield its URL."""
+    with served(app, STARTUP) as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(15)
-        listener.close()
 
 
 @pytest.fixture
