@@ -100,6 +100,36 @@ def test_a_request_for_several_things_gets_each_not_near_duplicates_of_one() -> 
     ]
 
 
+def test_a_tool_named_in_the_request_comes_first() -> None:
+    registry = ToolRegistry()
+    described = {
+        "lawsuit_details_find": "Find the details of lawsuits involving an entity in a county.",
+        "lawsuit_fetch_details": "Fetch lawsuits involving an entity, with their details.",
+        "lawsuit_search": "Search for cases.",
+        "search_google": "Search Google for pages.",
+        "math_hypot": "Euclidean norm.",
+        "geometry_distance": "Distance between two points, the hypotenuse of their offsets.",
+        "getWeather": "Conditions.",
+        "weather_report": "The weather for a city, today.",
+    }
+    for name, description in described.items():
+        registry.register(lambda x: x, name=name, description=description)
+    request = "Use the {} function to {}"
+    asks = {
+        "lawsuit_search": "find all lawsuits involving Google in the county of Santa Clara",
+        "math.hypot": "get the distance between two points, the hypotenuse",
+        "getWeather": "tell me the weather in Paris today",
+    }
+    for named, ask in asks.items():
+        # the words alone favour another tool; the name decides
+        assert _names(registry.search(ask))[0] != named.replace(".", "_")
+        assert _names(registry.search(request.format(named, ask)))[0] == named.replace(".", "_")
+    assert _names(registry.search("call lawsuit-search"))[0] == "lawsuit_search"
+    # a date or a version is not a name
+    assert "2024-05-01" not in _tokens.query_terms("on 2024-05-01 with v1.2")
+    assert "v1.2" in _tokens.query_terms("on 2024-05-01 with v1.2")
+
+
 def test_light_stemming_meets_inflections() -> None:
     registry = _registry()
     assert _names(registry.search("calculating"))[0] == "calculate_hypotenuse"
@@ -187,6 +217,10 @@ def test_any_query_gives_a_list(query: str) -> None:
 def test_query_work_is_bounded() -> None:
     many = " ".join(f"word{i}" for i in range(100_000))
     assert len(_tokens.query_terms(many)) <= _tokens.MAX_QUERY_TERMS
+    names = " ".join(f"tool_{i} plain{i}" for i in range(100_000))
+    found = _tokens.query_terms(names)
+    assert len(found) <= _tokens.MAX_QUERY_TERMS
+    assert "plain1" in found  # names leave room for the request's words
 
 
 # -- every tool sharing a term can be returned; the pruning is exact -------------------------

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._documents import Doc
 from ._rank import FIELDS, averages, idf
-from ._tokens import MAX_QUERY_CHARS, query_terms
+from ._tokens import MAX_QUERY_CHARS, names_in, query_terms, same_name
 from ._vectors import Embed, Vectors, fuse
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ class SearchIndex:
         self._stale.add(name)
 
     def search(self, query: str, k: int, tags: Tags, match: Match = "any") -> list[Tool[..., Any]]:
-        """The enabled tools (with ``tags``) best matching ``query``, at most ``k``."""
+        """The enabled tools (with ``tags``) best matching ``query``, at most ``k``;
+        first, those it names (`_named`)."""
         if self._vectors is not None:
             return self._fused(self._vectors, query, k, tags, match)
         with self._catalog.lock:
@@ -66,10 +67,29 @@ class SearchIndex:
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
             wanted = self._wanted(query)
             if len(wanted) < _INTENTS:
-                return self._top(self._scores(wanted, k, allowed), k, allowed)
-            width = max(k, _POOL)
-            ranked = self._top(self._scores(wanted, width, allowed), width, allowed)
-            return self._covering(wanted, ranked, k)
+                found = self._top(self._scores(wanted, k, allowed), k, allowed)
+            else:
+                width = max(k, _POOL)
+                ranked = self._top(self._scores(wanted, width, allowed), width, allowed)
+                found = self._covering(wanted, ranked, k)
+            return self._named(query, found, k, allowed)
+
+    def _named(
+        self, query: str, found: list[Tool[..., Any]], k: int, allowed: set[str] | None
+    ) -> list[Tool[..., Any]]:
+        """``found`` with the tools ``query`` names first ("use lawsuit_search", in the
+        order named): whatever the other words favour, a user who names a tool means
+        it. A name is read whole (`names_in`), so only a multi-word one (``get_time``,
+        ``getTime``, ``math.hypot``) counts: a plain word is just a word."""
+        named: list[str] = []
+        for term in names_in(query):
+            for name in self._postings.get(term, ()):
+                if name not in named and same_name(name, term) and self._eligible(name, allowed):
+                    named.append(name)
+        if not named:
+            return found
+        first = [self._docs[name].tool for name in named]
+        return [*first, *(tool for tool in found if tool.name not in named)][:k]
 
     def _fused(
         self, vectors: Vectors, query: str, k: int, tags: Tags, match: Match
@@ -97,7 +117,7 @@ class SearchIndex:
             names = fuse(
                 [[t.name for t in lexical], [name for name, _ in similar]], self._catalog.order, k
             )
-            return [docs[name].tool for name in names]
+            return self._named(query, [docs[name].tool for name in names], k, allowed)
 
     def _wanted(self, query: str) -> list[str]:
         """The query's terms; its numbers too when nothing else is in the catalog."""

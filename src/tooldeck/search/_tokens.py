@@ -17,6 +17,7 @@ a query and a catalog always meet on the same ground:
 from __future__ import annotations
 
 import collections
+import functools
 from itertools import chain
 
 import regex
@@ -30,7 +31,9 @@ __all__ = [
     "counted",
     "forget",
     "name_counted",
+    "names_in",
     "query_terms",
+    "same_name",
     "terms",
 ]
 
@@ -176,20 +179,60 @@ def _learned(runs: list[str], stop: bool) -> dict[str, tuple[str, ...]]:
     return known
 
 
+# An identifier in a request ("use lawsuit_search", "call getWeather", "math.hypot"):
+# words joined by ``_ . -``, or a word with a lowercase letter before an uppercase one.
+_IDENTIFIER = regex.compile(
+    r"\b[\p{L}\p{N}]+(?:[._\-][\p{L}\p{N}]+)+|\b[\p{L}\p{N}]*\p{Ll}\p{Lu}[\p{L}\p{N}]*"
+)
+_JOINERS = str.maketrans(".-", "__")
+_MAX_NAMES = MAX_QUERY_TERMS // 4  # the rest for its words
+
+
 def name_counted(name: str) -> tuple[dict[str, int], int]:
     """A tool name's terms, counted as `counted` does: its words (split at ``_ - .``
-    and camelCase, stop words kept) and itself."""
+    and camelCase, stop words kept) and itself (also with ``.`` and ``-`` as ``_``,
+    the form `names_in` reads in a request)."""
     counts, length = counted(name, stop=False)
     whole = name.casefold()
-    if whole not in counts:
-        counts[whole] = 1
-        length += 1
+    for form in (whole, whole.translate(_JOINERS)):  # `math.hypot` is `math_hypot` too
+        if form not in counts:
+            counts[form] = 1
+            length += 1
     return counts, length
+
+
+def names_in(query: str) -> tuple[str, ...]:
+    """The identifiers in ``query`` that may name a tool, case-folded, each as written
+    and with ``.`` and ``-`` read as ``_``; at most `MAX_QUERY_TERMS` / 4. (Remembered
+    for the last few queries: a search reads them twice, for its terms and `_named`.)"""
+    return _names_in(query[:MAX_QUERY_CHARS])
+
+
+@functools.lru_cache(maxsize=16)
+def _names_in(text: str) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    for found in _IDENTIFIER.findall(text):
+        if len(out) >= _MAX_NAMES:
+            break
+        if any(c.isalpha() for c in found):  # not a date (2024-05-01) or a version
+            name = found.casefold()
+            out.setdefault(name, None)
+            out.setdefault(name.translate(_JOINERS), None)
+    return tuple(out)
+
+
+def same_name(name: str, named: str) -> bool:
+    """Whether a tool's ``name`` is ``named`` (from `names_in`), ``.`` and ``-`` as ``_``."""
+    return name.casefold().translate(_JOINERS) == named.translate(_JOINERS)
 
 
 def query_terms(query: str, *, numbers: bool = False) -> list[str]:
     """A query's distinct terms, bounded: at most `MAX_QUERY_TERMS`, from its first
     `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names).
+
+    A tool named in the request is a term too (`name_counted` posts a name whole):
+    each identifier in it (`names_in`: ``lawsuit_search``, ``getWeather``, and
+    ``math.hypot`` as ``math_hypot`` too, the name a provider allows).
 
     Numbers alone (``5``, ``2024``) are the values a request gives ("a radius of 5"),
     not what it asks for: they are left out unless ``numbers`` (the index asks again
@@ -201,6 +244,8 @@ def query_terms(query: str, *, numbers: bool = False) -> list[str]:
     whole = text.strip().casefold()
     if whole and len(whole) <= 128:
         seen[whole] = None
+    for name in names_in(text):
+        seen.setdefault(name, None)
     for term in terms(text):
         if not numbers and term.isdigit():
             continue
