@@ -11,6 +11,7 @@ a time budget (`tooldeck._patterns`), so no pattern can freeze the process.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
@@ -133,8 +134,11 @@ def _patterns_in(node: Mapping[str, Any]) -> Iterator[str]:
         yield from (p for p in pattern_properties if isinstance(p, str))
 
 
+@functools.cache
 def _safe(cls: Any) -> Any:
-    """``cls`` with finite numbers and every regular expression on the time budget."""
+    """``cls`` with finite numbers and every regular expression on the time budget.
+
+    Made once per draft: jsonschema makes a class of its own for it, about 1 ms."""
     import jsonschema
 
     types = cls.TYPE_CHECKER
