@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from tooldeck._schema_check import metaschema_problem
 from tooldeck._spec import NAME_RULE
 from tooldeck._tool import Approval, Tool, _check_approval, normalise_tags
 from tooldeck.errors import (
@@ -319,16 +320,11 @@ def _unusable(remote: mcp_types.Tool) -> str | None:
 def _schema_problem(schema: dict[str, Any] | None) -> str | None:
     if schema is None:
         return None
-    import jsonschema
-
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    # Against the metaschema without its format checks: they would compile each pattern
-    # with Python's `re`, which refuses valid ECMA-262 (JSON Schema's dialect) like \p{L}.
-    found = jsonschema.exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(schema))
-    if found is not None:
-        where = "/".join(str(part) for part in found.absolute_path) or "the root"
-        return f"at {where}: {found.message}"
-    return None
+    found = metaschema_problem(schema)
+    if found is None:
+        return None
+    where, message = found
+    return f"at {where or 'the root'}: {message}"
 
 
 def json_depth(value: Any) -> int:
