@@ -218,23 +218,32 @@ def cost(entries: list[Any], queries: list[str], size: int, rounds: int) -> dict
         start = time.process_time()
         registry.search("weather", k=5)
         builds.append(time.process_time() - start)
-    times = []
-    for text in queries:
-        start = time.process_time()
-        registry.search(text, k=10)
-        times.append((time.process_time() - start) * 1000)
-    times.sort()
+    # Each question once on the fresh index (a term's first search splits its postings:
+    # `SearchIndex._parts`), then all again, as a long-lived registry answers them.
+    first, warm = _latencies(registry, queries), _latencies(registry, queries)
     plain, indexed = _registration(rounds)
     return {
         "tools": float(size),
         "build s": statistics.median(builds),
-        "p50 ms": times[len(times) // 2],
-        "p99 ms": times[min(len(times) - 1, int(len(times) * 0.99))],
+        "p50 ms": first[len(first) // 2],
+        "p99 ms": first[min(len(first) - 1, int(len(first) * 0.99))],
+        "p50 ms, again": warm[len(warm) // 2],
+        "p99 ms, again": warm[min(len(warm) - 1, int(len(warm) * 0.99))],
         "register µs": plain,
         "register indexed µs": indexed,
         "register ratio": indexed / plain,
         "register schema tool ms": statistics.median(registering),
     }
+
+
+def _latencies(registry: ToolRegistry, queries: list[str]) -> list[float]:
+    """Each query's search, in CPU ms, sorted."""
+    times = []
+    for text in queries:
+        start = time.process_time()
+        registry.search(text, k=10)
+        times.append((time.process_time() - start) * 1000)
+    return sorted(times)
 
 
 def _forget_words() -> None:
