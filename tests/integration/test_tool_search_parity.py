@@ -213,3 +213,84 @@ def test_a_prepared_batch_without_calls_answers_nothing() -> None:
     search = _registry().tool_search("openai", defer="finance")
     batch = search.prepare_tool_calls({"role": "assistant", "content": "hi"})
     assert batch.calls == () and batch.run() == []
+
+
+# -- 3. strict ------------------------------------------------------------------------------
+
+
+def _check_sdk_type(fmt: str, exported: dict[str, Any]) -> None:
+    """The provider SDK's own type for a tool definition accepts ``exported``."""
+    from pydantic import TypeAdapter
+
+    if fmt == "openai":
+        from openai.types.chat import ChatCompletionToolParam
+
+        TypeAdapter(ChatCompletionToolParam).validate_python(exported)
+    elif fmt == "openai-responses":
+        from openai.types.responses import FunctionToolParam
+
+        TypeAdapter(FunctionToolParam).validate_python(exported)
+    elif fmt == "anthropic":
+        from anthropic.types import ToolParam
+
+        TypeAdapter(ToolParam).validate_python(exported)
+    else:
+        from google.genai import types as genai
+
+        genai.FunctionDeclaration.model_validate(exported)  # extra="forbid": no stray keys
+
+
+@pytest.mark.parametrize("strict", [False, True, "best-effort"])
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "gemini"])
+def test_tools_are_exported_as_export_exports_them(fmt: str, strict: Any) -> None:
+    registry = _registry()
+    search = registry.tool_search(fmt, defer="finance", strict=strict)
+    search.find("convert currency")
+    expected = [
+        registry.export(fmt, strict=strict, tags="core")[0],
+        _search_declaration(registry, fmt, strict),
+        registry.export(fmt, strict=strict, tags="finance")[0],  # convert_currency
+    ]
+    assert search.tools == expected
+    for exported in search.tools:
+        _check_sdk_type(fmt, exported)
+    if strict is True and fmt in ("openai", "openai-responses"):
+        get_time = search.tools[0]
+        params = get_time["parameters"] if fmt != "openai" else get_time["function"]["parameters"]
+        assert params["required"] == ["zone"]  # strict: every parameter required, nullable
+
+
+def _search_declaration(registry: ToolRegistry, fmt: str, strict: Any) -> Any:
+    """``search_tools`` as ``export(fmt, defer=..., strict=...)`` adds it (the formats with
+    a native search add that instead: the declaration's own export, then)."""
+    if fmt in ("openai", "gemini"):
+        return registry.export(fmt, strict=strict, defer="finance")[-1]
+    from tooldeck.search._defer import search_tool
+
+    return search_tool().export(fmt, strict=strict is not False)
+
+
+def test_a_tool_that_cannot_be_strict_is_refused_or_sent_loose_as_export_does() -> None:
+    from tooldeck.errors import ToolDefinitionError
+
+    registry = _registry()
+
+    @registry.tool(tags=["finance"])
+    def book_trade(order: dict[str, Any]) -> str:
+        """Book a trade order on the stock exchange."""
+        return "booked"
+
+    strict = registry.tool_search("openai", defer="finance", strict=True)
+    assert [t["function"]["name"] for t in strict.tools] == ["get_time", "search_tools"]
+    strict.find("book a trade order")
+    with pytest.raises(ToolDefinitionError) as refused:
+        strict.tools  # noqa: B018
+    assert refused.value.tool == "book_trade"
+    loose = registry.tool_search("openai", defer="finance", strict="best-effort")
+    loose.find("book a trade order")
+    with pytest.warns(UserWarning, match="book_trade"):
+        tools = loose.tools
+    assert tools[-1] == registry.get("book_trade").export("openai")  # type: ignore[union-attr]
+    assert tools[0]["function"]["strict"] is True
+    with pytest.raises(ValueError, match="strict"):
+        registry.tool_search("openai", strict="yes")  # type: ignore[arg-type]
