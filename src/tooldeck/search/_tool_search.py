@@ -41,7 +41,16 @@ Export = Callable[[Sequence["Tool[..., Any]"]], "list[dict[str, Any]]"]
 
 
 class ToolSearch:
-    """One conversation's tool search (see `tooldeck.ToolRegistry.tool_search`)."""
+    """One conversation's tool search, made by `tooldeck.ToolRegistry.tool_search`.
+
+    `tools` is the export to send with each request: the tools not deferred,
+    ``search_tools``, and every tool found so far. `run_tool_calls` (`async_run_tool_calls`)
+    answers a reply's ``search_tools`` calls with the deferred tools found, and its other
+    calls as ``registry.run_tool_calls`` does; every call, ``search_tools`` included, goes
+    through the registry's middleware. `prepare_tool_calls` is
+    ``registry.prepare_tool_calls`` for the conversation. `loaded` lists what has been
+    found. See docs/search.md.
+    """
 
     def __init__(
         self,
@@ -78,6 +87,7 @@ class ToolSearch:
 
     @property
     def format(self) -> str:
+        """The provider format of `tools` and of the replies it reads."""
         return self._format
 
     @property
