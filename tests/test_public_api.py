@@ -24,6 +24,7 @@ PUBLIC = [
     "ToolNotFoundError",
     "ToolRegistry",
     "ToolResult",
+    "ToolSearch",
     "abandoned_threads",
     "asyncify",
     "syncify",
@@ -73,6 +74,18 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_tool_search_is_public_and_loads_the_search_package_only_when_asked() -> None:
+    code = (
+        "import sys, tooldeck\n"
+        "before = 'tooldeck.search' in sys.modules\n"
+        "r = tooldeck.ToolRegistry(); r.register(lambda x: x, name='f', description='F.')\n"
+        "same = type(r.tool_search('openai')) is tooldeck.ToolSearch\n"
+        "print(before, same, 'ToolSearch' in dir(tooldeck))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True"]
 
 
 MCP_PUBLIC = [

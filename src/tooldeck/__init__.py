@@ -8,6 +8,8 @@ OpenAI, Anthropic, Gemini and MCP, and imports and serves tools over MCP.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._injected import Injected
 from ._media import Audio, File, Image
 from ._progress import Progress
@@ -19,6 +21,9 @@ from ._tool import BaseTool, Tool
 from .approval import ToolCallBatch
 from .errors import DuplicateToolError, ToolDeckError, ToolDefinitionError, ToolNotFoundError
 from .middleware import Call
+
+if TYPE_CHECKING:
+    from .search._tool_search import ToolSearch
 
 __all__ = [
     "Audio",
@@ -36,6 +41,7 @@ __all__ = [
     "ToolNotFoundError",
     "ToolRegistry",
     "ToolResult",
+    "ToolSearch",
     "abandoned_threads",
     "asyncify",
     "syncify",
@@ -44,3 +50,17 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # `ToolSearch` (what `registry.tool_search` returns) lives in the search package,
+    # which `import tooldeck` must not load (it is imported on the first search).
+    if name == "ToolSearch":
+        from .search._tool_search import ToolSearch
+
+        return ToolSearch
+    raise AttributeError(f"module 'tooldeck' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

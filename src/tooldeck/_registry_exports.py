@@ -66,25 +66,39 @@ class Exports(Turns):
         return search(self._catalog, query, k, tags, match, self._embed)
 
     def tool_search(
-        self, format: str = "openai", /, *, defer: bool | str | Iterable[str] = True, k: int = 5
+        self,
+        format: str = "openai",
+        /,
+        *,
+        defer: bool | str | Iterable[str] = True,
+        k: int = 5,
+        strict: Strict = False,
     ) -> ToolSearch:
         """A per-conversation tool search, for the formats without native search.
 
         ``.tools`` is the export to send now (the tools not deferred, ``search_tools``,
-        and every tool found so far); ``.run_tool_calls(reply)`` (``await
-        .async_run_tool_calls(reply)``) answers ``search_tools`` calls with the ``k``
-        deferred tools found (names and descriptions) and every other call as
-        `run_tool_calls` does; ``.loaded`` lists what has been found.
+        and every tool found so far), strict as ``export(format, strict=strict)`` is;
+        ``.run_tool_calls(reply)`` (``await .async_run_tool_calls(reply)``) answers
+        ``search_tools`` calls with the ``k`` deferred tools found (names and
+        descriptions) and every other call as `run_tool_calls` does, through the
+        middleware, ``search_tools`` included; ``.prepare_tool_calls(reply)`` gives its
+        batch; ``.loaded`` lists what has been found.
 
         Raises:
-            ValueError: an unknown format, ``k`` below 1, nothing to defer, or an enabled
-                tool named ``search_tools`` (it would clash with the helper's).
+            ValueError: an unknown format, ``k`` below 1, nothing to defer, ``strict`` not
+                a bool or ``"best-effort"``, or an enabled tool named ``search_tools`` (it
+                would clash with the helper's).
             TypeError: ``defer`` is none of its forms.
             ToolNotFoundError: ``defer`` names a tool that is not registered.
         """
         from .search._tool_search import ToolSearch
 
-        return ToolSearch(self, self._catalog, self._find_tools, format, defer, k)
+        check_strict(strict)
+
+        def export(tools: Iterable[Tool[..., Any]]) -> list[Any]:
+            return _export_all(tools, format, strict)
+
+        return ToolSearch(self, self._catalog, self._find_tools, format, defer, k, export)
 
     def _find_tools(self, query: str, k: int, tags: str | None) -> list[Tool[..., Any]]:
         return self.search(query, k=k, tags=tags)

@@ -28,7 +28,7 @@ from .approval import ToolCallBatch
 from .approval._inline import arun_approved, run_approved
 from .providers import PROVIDERS
 
-__all__ = ["Approve", "Turns"]
+__all__ = ["Approve", "Turns", "calls_any", "check_turn"]
 
 # `run_tool_calls(approve=...)`: a call that needs approval (a `tooldeck.approval.BatchCall`)
 # → True to run it, False or a message to decline it; sync or async.
@@ -131,11 +131,11 @@ class Turns(NamedCalls):
             ValueError: an unknown ``format`` or ``media``, or ``max_concurrency`` below 1.
         """
         native = native_media(media)
-        _check_turn(max_concurrency, approve)
+        check_turn(max_concurrency, approve)
         found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
-        if self._gated and _calls_any(calls, self._gated):
+        if self._gated and calls_any(calls, self._gated):
             return run_approved(self, found, calls, context, max_concurrency, native, approve)
         results = self._turn_results_sync(found, calls, context, max_concurrency)
         return PROVIDERS[found].write(calls, results, native)
@@ -177,11 +177,11 @@ class Turns(NamedCalls):
     ) -> list[dict[str, Any]]:
         """Async twin of `run_tool_calls`; cancelling it cancels the calls in flight."""
         native = native_media(media)
-        _check_turn(max_concurrency, approve)
+        check_turn(max_concurrency, approve)
         found, calls = read_tool_calls(reply, format)
         if found is None or not calls:
             return []
-        if self._gated and _calls_any(calls, self._gated):
+        if self._gated and calls_any(calls, self._gated):
             return await arun_approved(
                 self, found, calls, context, max_concurrency, native, approve
             )
@@ -244,14 +244,14 @@ class Turns(NamedCalls):
         return ToolCallBatch._load(self, text, key, context)
 
 
-def _check_turn(max_concurrency: object, approve: object) -> None:
+def check_turn(max_concurrency: object, approve: object) -> None:
     if max_concurrency is not None:
         check_max_concurrency(max_concurrency)
     if approve is not None and not callable(approve):
         raise TypeError(f"approve must be a callable (call) -> bool | str, not {clip(approve)}")
 
 
-def _calls_any(calls: Sequence[ToolCall], names: set[str] | frozenset[str]) -> bool:
+def calls_any(calls: Sequence[ToolCall], names: set[str] | frozenset[str]) -> bool:
     """Whether one of ``calls`` names one of ``names`` (the tools that need approval)."""
     for _, name, _ in calls:
         try:

@@ -577,6 +577,38 @@ def test_serve_usage_errors() -> None:
     assert_usage_error(tooldeck("serve", "--tools", "broken_tools"), "broken_tools")
 
 
+async def test_serve_defer_lists_search_tools_and_finds_the_others() -> None:
+    pytest.importorskip("fastmcp")
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "tooldeck", "serve", "--tools", "cli_tools", "--defer", "text"],
+        env=cli_env(),
+        keep_alive=False,
+    )
+
+    async def session() -> None:
+        async with Client(transport) as client:
+            names = [t.name for t in await client.list_tools()]
+            assert "search_tools" in names and "add" in names
+            assert "echo" not in names and "shout" not in names
+            found = await client.call_tool("search_tools", {"query": "echo text"})
+            assert "- echo" in found.content[0].text  # type: ignore[union-attr]
+            echoed = await client.call_tool("echo", {"text": "hi", "times": 2})
+            assert echoed.data == "hihi"
+
+    await asyncio.wait_for(session(), TIMEOUT)
+
+
+def test_serve_defer_usage_errors() -> None:
+    run = tooldeck("serve", "--tools", "cli_tools", "--defer-tool", "nope")
+    assert_usage_error(run, "Tool 'nope' is not registered")
+    run = tooldeck("serve", "--tools", "cli_tools", "--defer", "text", "--defer-tool", "add")
+    assert_usage_error(run, "--defer and --defer-tool: give one")
+
+
 HTTP = ("serve", "--tools", "cli_tools", "--transport", "http")
 HTTP_ONLY = [
     ("--host", "0.0.0.0"),

@@ -222,6 +222,9 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
     if options.stateless and limits:
         raise UsageError(f"{', '.join(limits)}: --stateless keeps no sessions to limit")
     token = _serve_token(options.tokens)
+    if options.defer is not None and options.defer_tools:
+        raise UsageError("--defer and --defer-tool: give one (a tag, or tool names)")
+    defer = options.defer_tools or options.defer
     if not registry.list_tools(options.tags, match=options.match):
         print("tooldeck: warning: serving no tools", file=sys.stderr)
     try:
@@ -237,9 +240,11 @@ def run_serve(registry: ToolRegistry, options: argparse.Namespace) -> int:
             allowed_hosts=options.allowed_hosts,
             max_sessions_per_client=options.max_sessions_per_client,
             session_idle_timeout=options.session_idle_timeout,
+            defer=defer,
         )
-    except (ImportError, ValueError, OSError) as exc:
-        # The `mcp` extra is missing, an empty token, a port that cannot be listened on.
+    except (ImportError, ValueError, OSError, LookupError) as exc:
+        # The `mcp` extra is missing, an empty token, a port that cannot be listened on,
+        # a tool to defer that is not there.
         raise UsageError(first_line(exc)) from exc
     return 0
 

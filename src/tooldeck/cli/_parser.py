@@ -188,6 +188,21 @@ def _add_serve(commands: Any, common: argparse.ArgumentParser) -> None:
         help="HTTP only: close a session idle this long (default: 1800)",
     )
     parser.add_argument("--name", default="tooldeck", help="the server name clients see")
+    parser.add_argument(
+        "--defer",
+        nargs="?",
+        const=True,
+        metavar="TAG",
+        help="list a search_tools tool instead of every tool (or only instead of those "
+        "tagged TAG); clients find the others by searching, and call them by name",
+    )
+    parser.add_argument(
+        "--defer-tool",
+        dest="defer_tools",
+        action="append",
+        metavar="NAME",
+        help="defer this tool behind search_tools (repeat for several)",
+    )
     _add_tag_options(parser)
 
 

@@ -67,7 +67,8 @@ class DeferringProvider(RegistryProvider):
     ) -> None:
         super().__init__(registry, tags, match, context)
         self._key = key
-        self._search_tool = _search_tool(self._find)
+        # Served as any registry tool is: a call goes through the registry's middleware.
+        self._search_tool = _search_tool(self._find, context, registry)
 
     def _deferred(self) -> set[str]:
         catalog = self._registry._catalog
@@ -119,8 +120,10 @@ class DeferringProvider(RegistryProvider):
         return any(name in deferred for name in served)
 
 
-def _search_tool(find: Any) -> Any:
-    """The served ``search_tools``: a tool of its own, answering with ``find(query)``."""
+def _search_tool(find: Any, context: Any, registry: ToolRegistry) -> Any:
+    """The served ``search_tools``: a tool of its own, answering with ``find(query)``,
+    called through ``registry``'s middleware (it sees ``call.name == "search_tools"``,
+    a tool without tags) with the request's ``context``."""
 
     def search_tools(query: str) -> str:
         """Find tools (the served declaration's function).
@@ -131,4 +134,4 @@ def _search_tool(find: Any) -> Any:
         return str(find(query))
 
     tool = Tool(search_tools, name=SEARCH_TOOLS, description=SEARCH_DESCRIPTION)
-    return served_tool(tool, tool.export("mcp"))
+    return served_tool(tool, tool.export("mcp"), context, registry)
