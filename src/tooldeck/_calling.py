@@ -122,14 +122,8 @@ class CallFaces(Pipeline):
             args = self._prepare(arguments, kwargs, context)
         except Exception as exc:
             return "Error: " + self._refusal(exc)
-        plain = self._plain
         try:
-            if plain is None or self._spec.is_async:
-                value = self._run_sync(args)
-            else:  # a plain sync tool called with keyword arguments
-                value = plain(**args)
-                if value.__class__ is COROUTINE:
-                    value = run_coroutine(value)
+            value = self._invoke_sync(args)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
                 value = as_result(value)  # a proxy's success may be no bool: refused
                 return value.data if value.success else str(value)  # "Error: ..."
@@ -194,12 +188,8 @@ class CallFaces(Pipeline):
             args = self._prepare(arguments, kwargs, context)
         except Exception as exc:
             return "Error: " + self._refusal(exc)
-        plain = self._plain
         try:
-            if plain is None or not self._spec.is_async:
-                value = await self._run_async(args)
-            else:  # a plain async tool called with keyword arguments
-                value = await plain(**args)
+            value = await self._invoke_async(args)
             if value.__class__ is ToolResult:  # (inside: a proxy's __class__ may raise)
                 value = as_result(value)  # a proxy's success may be no bool: refused
                 return value.data if value.success else str(value)  # "Error: ..."
@@ -250,11 +240,7 @@ class CallFaces(Pipeline):
         """`run` off the plain paths."""
         try:
             args = self._prepare(arguments, kwargs, context)
-            plain = self._plain
-            if plain is None or not self._spec.is_async:
-                value = await self._run_async(args)
-            else:  # a plain async tool called with keyword arguments
-                value = await plain(**args)
+            value = await self._invoke_async(args)
             return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except Exception as exc:
             return self._failed(exc)
@@ -300,13 +286,7 @@ class CallFaces(Pipeline):
         """`run_sync` off the plain paths."""
         try:
             args = self._prepare(arguments, kwargs, context)
-            plain = self._plain
-            if plain is None or self._spec.is_async:
-                value = self._run_sync(args)
-            else:  # a plain sync tool called with keyword arguments
-                value = plain(**args)
-                if value.__class__ is COROUTINE:
-                    value = run_coroutine(value)
+            value = self._invoke_sync(args)
             return ok(value) if value.__class__ is not ToolResult else as_result(value)
         except SYNC_FAILURES as exc:
             return self._failed(exc)

@@ -5,7 +5,10 @@
 shares off its plain path: the arguments validated from whatever was sent (a dict,
 JSON text, bytes, nothing), the injected values from the call's ``context``, the
 runners for a tool with a timeout, a ``-> ToolResult`` check or an awaitable to await
-(built on first use), and the words a model reads for each kind of failure.
+(built on first use), running the call off the plain paths (`_invoke_sync`,
+`_invoke_async`: its progress reporters finish when it answers, so a sync tool's thread
+abandoned on a timeout or a cancellation never reports to the caller afterwards), and
+the words a model reads for each kind of failure.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pydantic_core import ValidationError
 
 from ._injected import Injection, MissingContext, context_values
 from ._lazy import lazy
+from ._progress import end_reports, finish_reports, finish_reports_async
 from ._result import (
     CallFailure,
     ToolResult,
@@ -30,6 +34,7 @@ from ._result import (
     validation_failure,
 )
 from ._running import (
+    COROUTINE,
     Arguments,
     AsyncRunner,
     SyncRunner,
@@ -41,6 +46,7 @@ from ._running import (
     runners,
     too_deep,
 )
+from ._shifting import run_coroutine
 from ._spec import EMPTY, ToolSpec
 from ._threads import CallTimeout, ThreadLot, TooManyAbandoned
 
@@ -107,6 +113,48 @@ class Pipeline:
     @lazy
     def _run_async(self) -> AsyncRunner:
         return self._runner_pair()[1]
+
+    # -- running off the plain paths ----------------------------------------------------
+
+    _plain: Callable[..., Any] | None
+
+    def _invoke_sync(self, args: dict[str, Any]) -> Any:
+        """The call's value from sync code (the runners', or the plain function's).
+
+        The call's progress reporters finish before it answers, however it ends: what
+        they were given is delivered, and nothing later (a worker thread abandoned on a
+        timeout reports into nothing).
+        """
+        try:
+            plain = self._plain
+            if plain is None or self._spec.is_async:
+                return self._run_sync(args)
+            value = plain(**args)  # a plain sync tool called with keyword arguments
+            if value.__class__ is COROUTINE:
+                value = run_coroutine(value)
+            return value
+        finally:
+            if self._injected:
+                finish_reports(args)
+
+    async def _invoke_async(self, args: dict[str, Any]) -> Any:
+        """Async twin of `_invoke_sync` (cancelled: the reporters end at once)."""
+        try:
+            plain = self._plain
+            if plain is None or not self._spec.is_async:
+                value = await self._run_async(args)
+            else:  # a plain async tool called with keyword arguments
+                value = await plain(**args)
+        except BaseException as exc:
+            if self._injected:
+                if isinstance(exc, Exception):
+                    await finish_reports_async(args)
+                else:  # cancelled (or the process is ending): nothing more is awaited
+                    end_reports(args)
+            raise
+        if self._injected:
+            await finish_reports_async(args)
+        return value
 
     # -- the pipeline -------------------------------------------------------------------
 

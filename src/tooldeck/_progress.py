@@ -13,19 +13,38 @@ tools, cheap, never raising. Where its reports go is the caller's:
   (`tooldeck.mcp._progress`, which coalesces reports that come faster than the client
   takes them);
 * nowhere otherwise.
+
+Each call reports through a reporter of its own (`CallProgress`, made by
+`reporter_of`), which the call's face ends when the call answers: what was reported
+before the answer is delivered before it (an async callback's reports awaited, at most
+`_FLUSH_BOUND` seconds), and nothing after it — a sync tool's thread abandoned on a
+timeout or a cancellation, or a thread the tool started, reports on into nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
+import contextlib
 import inspect
 import logging
+import time
 import types
 from collections.abc import Callable, Coroutine
 from typing import Any, Union, get_args, get_origin
 
-__all__ = ["PROGRESS_KEY", "Progress", "is_progress", "no_progress", "reporter_of"]
+__all__ = [
+    "PROGRESS_KEY",
+    "CallProgress",
+    "Progress",
+    "end_reports",
+    "finish_reports",
+    "finish_reports_async",
+    "is_progress",
+    "no_progress",
+    "reporter_of",
+]
 
 PROGRESS_KEY = "progress"  # the context key a reporter's callback is read from
 
@@ -33,6 +52,8 @@ Report = Callable[[float, "float | None", "str | None"], Any]
 
 logger = logging.getLogger("tooldeck")
 _BACKLOG = 16  # an async callback's reports waiting, at most (see `_AsyncReports`)
+_FLUSH_BOUND = 5.0  # seconds an answer waits, at most, for an async callback's reports
+_END_WAIT = 1.0  # seconds an answer waits, at most, for a sync callback running then
 
 
 class Progress:
@@ -88,15 +109,18 @@ class _AsyncReports:
     with itself, out of order). Reports that come faster than the callback takes them
     are coalesced as served ones are: at most `_BACKLOG` wait, the newest kept."""
 
-    __slots__ = ("_loop", "_send", "_sender", "_waiting")
+    __slots__ = ("_ended", "_loop", "_send", "_sender", "_waiting")
 
     def __init__(self, send: Report) -> None:
         self._send = send
         self._waiting: collections.deque[tuple[Any, Any, Any]] = collections.deque(maxlen=_BACKLOG)
         self._sender: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended = False
 
     def put(self, report: tuple[Any, Any, Any]) -> None:
+        if self._ended:
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a sync tool's thread has no loop: dropped, as ever
@@ -114,7 +138,7 @@ class _AsyncReports:
     async def _drain(self) -> None:
         waiting = self._waiting
         try:
-            while waiting:
+            while waiting and not self._ended:
                 try:
                     await self._send(*waiting.popleft())
                 except Exception:  # a report never fails the call that makes it
@@ -122,6 +146,143 @@ class _AsyncReports:
         finally:
             if self._sender is asyncio.current_task():
                 self._sender = None
+
+    def flush(self) -> None:
+        """Wait (at most `_FLUSH_BOUND` seconds) until what waits has been sent, from
+        any thread but the reporting loop's own (see `flush_async` there)."""
+        loop, sender = self._loop, self._sender
+        if loop is None or sender is None or sender.done() or _running_loop() is loop:
+            return
+        try:
+            waited = asyncio.run_coroutine_threadsafe(_quietly(sender), loop)
+            waited.result(_FLUSH_BOUND)
+        except (RuntimeError, concurrent.futures.TimeoutError):  # a closed loop; too slow
+            pass
+
+    async def flush_async(self) -> None:
+        """`flush`, awaited on whatever loop the caller runs on."""
+        loop, sender = self._loop, self._sender
+        if loop is None or sender is None or sender.done():
+            return
+        if loop is asyncio.get_running_loop():
+            await asyncio.wait([sender], timeout=_FLUSH_BOUND)
+            return
+        try:
+            waited = asyncio.run_coroutine_threadsafe(_quietly(sender), loop)
+            await asyncio.wait([asyncio.wrap_future(waited)], timeout=_FLUSH_BOUND)
+        except RuntimeError:  # its loop has closed
+            pass
+
+    def end(self) -> None:
+        """Drop what waits and anything put from now on; stop a callback running."""
+        self._ended = True
+        self._waiting.clear()
+        loop, sender = self._loop, self._sender
+        if loop is None or sender is None or sender.done():
+            return
+        if _running_loop() is loop:
+            sender.cancel()
+        else:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: the sender too
+                loop.call_soon_threadsafe(sender.cancel)
+
+
+async def _quietly(task: asyncio.Future[Any]) -> None:
+    """Until ``task`` is done, whatever its outcome (awaited without taking it over)."""
+    await asyncio.wait([task])
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+class CallProgress(Progress):
+    """One call's reporter (see the module docstring): reports until `end`, none after.
+
+    A report counts itself in `_active`, then reads its callback again; `end` drops the
+    callback, then waits (at most `_END_WAIT` seconds) for reports counted: so no
+    callback starts after the call has answered, and no lock is taken per report (a
+    list's ``append`` and ``pop`` are atomic).
+    """
+
+    __slots__ = ("_active",)
+
+    def __init__(self, send: Report) -> None:
+        super().__init__(send)
+        self._active: list[None] = []
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        if self._send is None:
+            return
+        active = self._active
+        active.append(None)
+        try:  # (`Progress.__call__` inline: a tool may report 100,000 times)
+            send = self._send  # again, now counted: `end` waits for it, or it sees None
+            if send is None:
+                return
+            if self._queue is not None:
+                self._queue.put((done, total, message))
+                return
+            sent = send(done, total, message)
+            if sent is not None and inspect.iscoroutine(sent):
+                _schedule(sent)
+        except Exception:  # a report never fails the call that makes it
+            logger.debug("a progress report failed", exc_info=True)
+        finally:
+            active.pop()
+
+    def finish(self) -> None:
+        """The call answers (from sync code): what waits is delivered, then `end`."""
+        queue = self._queue
+        if queue is not None:
+            queue.flush()
+        self.end()
+
+    async def finish_async(self) -> None:
+        """The call answers (from async code): what waits is delivered, then `end`."""
+        queue = self._queue
+        if queue is not None:
+            await queue.flush_async()
+        self._send = None
+        if self._active:  # a sync callback runs in another thread: waited for off the loop
+            await asyncio.to_thread(self.end)
+        elif queue is not None:
+            queue.end()
+
+    def end(self) -> None:
+        """Drop every report from now on (and any an async callback has yet to take)."""
+        self._send = None
+        if self._active:  # a report under way in another thread: until it is done
+            deadline = time.monotonic() + _END_WAIT
+            while self._active and time.monotonic() < deadline:
+                time.sleep(0.001)
+        if self._queue is not None:
+            self._queue.end()
+
+
+def finish_reports(args: dict[str, Any]) -> None:
+    """A call of these arguments answers (sync): its reporters finish (`CallProgress`)."""
+    for value in args.values():
+        if type(value) is CallProgress:
+            value.finish()
+
+
+async def finish_reports_async(args: dict[str, Any]) -> None:
+    """Async twin of `finish_reports`."""
+    for value in args.values():
+        if type(value) is CallProgress:
+            await value.finish_async()
+
+
+def end_reports(args: dict[str, Any]) -> None:
+    """A call of these arguments is over without an answer to wait for (cancelled):
+    its reporters end at once."""
+    for value in args.values():
+        if type(value) is CallProgress:
+            value.end()
 
 
 def _is_async(send: Report) -> bool:
@@ -155,11 +316,14 @@ def no_progress() -> Progress:
 
 
 def reporter_of(value: Any) -> Progress:
-    """The reporter for ``context["progress"]``: a `Progress` as is, a callable wrapped,
-    anything else (``None``, a value that cannot be called) a reporter doing nothing."""
-    if isinstance(value, Progress):
-        return value
-    return Progress(value) if callable(value) else _NOWHERE
+    """A call's reporter for ``context["progress"]``: a `CallProgress` of its own
+    reporting to a callable (to a `Progress`'s own callback for a plain `Progress`,
+    which a program may share between calls), else (``None``, a value that cannot be
+    called) a reporter doing nothing."""
+    if type(value) is Progress:
+        send = value._send
+        return _NOWHERE if send is None else CallProgress(send)
+    return CallProgress(value) if callable(value) else _NOWHERE
 
 
 def is_progress(tp: Any) -> bool:

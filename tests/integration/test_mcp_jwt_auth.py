@@ -204,3 +204,21 @@ async def test_static_tokens_keep_working() -> None:
     assert await status_for(app, None) == 401
     assert await status_for(app, "wrong") == 401
     assert await call_whoami(app, "s3cret") == "static "
+
+
+async def test_two_credentials_are_refused_with_an_auth_provider_too(
+    jwks_url: str, keys: Any
+) -> None:
+    """The provider reads the first Authorization header; a proxy may read the last:
+    a request with two is refused, whichever is valid."""
+    app = registry().http_app(auth=verifier(jwks_url), context=caller)
+    good, stranger = token(keys), token(keys, key=keys[1])
+    base = [("accept", "application/json, text/event-stream")]
+    async with served(app) as http:
+        for pair in ((good, stranger), (stranger, good), (good, good)):
+            headers = [*base, *(("authorization", f"Bearer {sent}") for sent in pair)]
+            response = await http.post("/mcp", json=INIT, headers=headers)
+            assert response.status_code == 400
+            assert "two credentials were sent" in response.json()["error"]["message"]
+        one = [*base, ("authorization", f"Bearer {good}")]
+        assert (await http.post("/mcp", json=INIT, headers=one)).status_code == 200

@@ -15,6 +15,14 @@
   allowed, other ``Host`` names only when listed, and a request whose ``Origin`` is
   neither the server itself nor one of those names is refused (421 for a Host, 403 for
   an Origin).
+* `SingleHeaders` refuses (``400``, a JSON-RPC error body) a request that sends twice
+  a header whose copies could be read differently along the way: ``Authorization``
+  (two credentials: a proxy may have appended one, and whichever one a server or proxy
+  reads is a guess), ``Host``, ``Origin``, ``Content-Type``, ``Mcp-Session-Id``,
+  ``Mcp-Protocol-Version``, ``Last-Event-ID``. It runs before the token check, so such a
+  request never reaches a tool. One ``Authorization`` header carrying two credentials
+  joined by a comma (``Bearer a, Bearer b``: what a proxy that merges repeated headers
+  sends) is refused alike by `BearerTokens`.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TOKEN_ENV",
     "BearerTokens",
+    "SingleHeaders",
     "check_auth",
     "client_id",
     "guard_options",
@@ -45,6 +55,27 @@ _MISSING = (
     "this MCP server requires a bearer token: send the header 'Authorization: Bearer <token>'"
 )
 _WRONG = "the bearer token sent is not valid for this MCP server"
+_TWO_CREDENTIALS = (
+    "two credentials were sent ({how}); which one counts is ambiguous, so neither does: "
+    "send exactly one header 'Authorization: Bearer <token>'"
+)
+# Headers whose repeats could be read differently by this server and whatever stands
+# before it (a proxy, a balancer): the first copy here, the last there.
+_SINGLE = {
+    name.lower().encode(): name
+    for name in (
+        "Authorization",
+        "Host",
+        "Origin",
+        "Content-Type",
+        "Mcp-Session-Id",
+        "MCP-Protocol-Version",
+        "Last-Event-ID",
+    )
+}
+# A second credential after a comma: ", <scheme> <credentials>" (how repeated headers
+# are merged into one). A token of tooldeck's is never read so when it matches whole.
+_SECOND_CREDENTIAL = re.compile(r",[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]+\S")
 
 
 def tokens(token: str | Mapping[str, str] | None) -> dict[str, str]:
@@ -161,6 +192,10 @@ class BearerTokens:
         credential = _bearer(scope)
         client = self._client_for(credential) if credential is not None else None
         if client is None:
+            if credential is not None and _SECOND_CREDENTIAL.search(credential):
+                how = "joined by a comma in one 'Authorization' header"
+                await _bad_request(send, _TWO_CREDENTIALS.format(how=how))
+                return
             await _unauthorized(send, _MISSING if credential is None else _WRONG)
             return
         access = self._access(token=credential or "", client_id=client, scopes=[])
@@ -175,6 +210,46 @@ class BearerTokens:
             if hmac.compare_digest(given, key):
                 found = client
         return found
+
+
+class SingleHeaders:
+    """ASGI middleware: answer 400 to a request that repeats a header of `_SINGLE`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            repeated = _repeated(scope)
+            if repeated is not None:
+                await _bad_request(send, _repeated_text(repeated))
+                return
+        await self.app(scope, receive, send)
+
+
+def _repeated(scope: Scope) -> str | None:
+    """The name of the first header of `_SINGLE` the request sends more than once."""
+    seen: set[bytes] = set()
+    for name, _ in scope.get("headers", []):
+        key = bytes(name).lower()
+        if key in _SINGLE:
+            if key in seen:
+                return _SINGLE[key]
+            seen.add(key)
+    return None
+
+
+def _repeated_text(name: str) -> str:
+    if name == "Authorization":
+        return _TWO_CREDENTIALS.format(how="two 'Authorization' headers")
+    return (
+        f"the header '{name}' was sent more than once; copies may be read differently "
+        "along the way, so the request is refused: send it once"
+    )
+
+
+async def _bad_request(send: Send, message: str) -> None:
+    await send_error(send, 400, -32600, f"Bad Request: {message}")
 
 
 def _bearer(scope: Scope) -> str | None:

@@ -31,7 +31,7 @@ from pydantic_core import from_json
 
 from tooldeck._jsonschema import copy_json
 from tooldeck._lenient import Lenient
-from tooldeck._progress import PROGRESS_KEY, Progress, reporter_of
+from tooldeck._progress import PROGRESS_KEY, CallProgress, Progress, reporter_of
 from tooldeck._result import CallFailure, ToolResult, clip, echo, problem_lines
 from tooldeck._schema_check import SchemaError, schema_validator
 from tooldeck._schema_tools import schema_params
@@ -267,15 +267,25 @@ class ProxyTool(Tool[..., Any]):
             return RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
             )
+        finally:  # the caller's own reporter: nothing reaches it after the answer
+            if type(progress) is CallProgress:
+                progress.finish()
 
     async def _reply_async(self, args: dict[str, Any], progress: Progress | None) -> Reply:
         try:
             # (the served call's log sink is read here: the MCP loop has other context)
-            return await _loop.call(self._ask(args, progress, log_sink()), self._bound)
+            reply = await _loop.call(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
-            return RemoteFailure(
+            reply = RemoteFailure(
                 f"did not answer in time ({exc})", server=self.session.server, timed_out=True
             )
+        except BaseException:  # cancelled: the caller's reporter ends at once
+            if type(progress) is CallProgress:
+                progress.end()
+            raise
+        if type(progress) is CallProgress:  # the caller's own: nothing after the answer
+            await progress.finish_async()
+        return reply
 
     async def _ask(
         self, args: dict[str, Any], progress: Progress | None, logs: LogSink | None

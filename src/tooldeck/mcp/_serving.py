@@ -276,14 +276,17 @@ def _http_options(
 ) -> dict[str, Any]:
     from starlette.middleware import Middleware
 
-    from ._auth import BearerTokens, check_auth, guard_options, tokens
+    from ._auth import BearerTokens, SingleHeaders, check_auth, guard_options, tokens
     from ._cancel import WatchDisconnect
     from ._session_limits import SessionLimits, check_limits
 
     # A provider checks credentials itself (the environment's token is not read then).
     accepted = tokens(token) if check_auth(auth, token) is None else {}
     cap, idle = check_limits(max_sessions_per_client, session_idle_timeout)
-    middleware = [Middleware(BearerTokens, tokens=accepted)] if accepted else []
+    # Repeated headers first: a request with two credentials is refused as such.
+    middleware = [Middleware(SingleHeaders)]
+    if accepted:
+        middleware.append(Middleware(BearerTokens, tokens=accepted))
     middleware.append(Middleware(WatchDisconnect))  # a dropped client cancels its calls
     options: dict[str, Any] = {"stateless_http": bool(stateless)}
     if stateless:

@@ -76,6 +76,22 @@ def log_sink() -> LogSink | None:
     return LOG_SINK.get()
 
 
+class _Call:
+    """A call in flight (or over: ``ended``), its session and its log sink."""
+
+    __slots__ = ("ended", "session", "sink")
+
+    def __init__(self, session: Session, sink: LogSink | None) -> None:
+        self.session, self.sink, self.ended = session, sink, False
+
+
+# The call a server's message was sent for, when the transport says so (see `on_log`):
+# set around each call, read where the MCP SDK runs the notification's handler.
+_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
+    "tooldeck_mcp_call", default=None
+)
+
+
 class RemoteFailure(Exception):
     """A request its server did not answer: a transport or protocol failure, a timeout.
 
@@ -117,19 +133,25 @@ class Session:
         self._pid = os.getpid()
         self._closing: set[asyncio.Task[None]] = set()
         # One entry per call in flight: its log sink, or None (see `on_log`).
-        self._calls: list[LogSink | None] = []
+        self._calls: list[_Call] = []
 
     def on_log(self, message: Any) -> None:
         """A log message of the server's, after the ``tooldeck.mcp`` logger has it: on to
         the client of the served call it belongs to.
 
-        An MCP log notification names no request, and neither the MCP SDK's client nor
-        fastmcp's says which response stream it came on: it is passed on only when one
-        call is in flight (it can be no other's), never to a client it may not be for.
+        An MCP log notification names no request. The MCP SDK's client runs its handler
+        in the context of the task that read it, which for a message on a call's own
+        stream (streamable HTTP: the call's POST response; in process: the server's
+        handler of the call) is the context the call was sent from: `_CALL` there says
+        whose it is, however many calls are in flight. A message the transport does not
+        place (stdio; HTTP's GET stream) is passed on only when one call is in flight
+        (it can be no other's), never to a client it may not be for.
         """
-        calls = self._calls
-        if len(calls) == 1 and calls[0] is not None:
-            calls[0](message)
+        call = _CALL.get()
+        if call is None or call.session is not self:  # not placed: one call, or none
+            call = self._calls[0] if len(self._calls) == 1 else None
+        if call is not None and not call.ended and call.sink is not None:
+            call.sink(message)  # (a call over: its client has had its answer)
 
     # -- requests (each runs on the MCP loop) ---------------------------------------------
 
@@ -237,7 +259,9 @@ class Session:
         before = refusals.count
         # None: the client's own handler (it logs); else one that logs and passes on.
         handler = None if progress is None else progress_handler(self.server, progress)
-        self._calls.append(logs)
+        call = _Call(self, logs)
+        self._calls.append(call)
+        marked = _CALL.set(call)  # after `_connected`: the session's own tasks carry none
         try:
             session = client.session
             if as_task and isinstance(session, GatewaySession):  # (it always is: `new_client`)
@@ -254,7 +278,9 @@ class Session:
                 ) from exc
             raise self._failure(f"answer a call of {name!r}", exc) from exc
         finally:
-            self._calls.remove(logs)
+            _CALL.reset(marked)
+            call.ended = True
+            self._calls.remove(call)
 
     async def _bounded(self, work: Awaitable[T], what: str) -> T:
         if self.timeout is None:
