@@ -206,3 +206,31 @@ def test_an_unreachable_storage_fails_the_limit_closed_and_the_cache_open(
             assert cached.call_tool("lookup", {"key": "b"})["key"] == "b"  # open: it ran
             assert asyncio.run(cached.async_call_tool("lookup", {"key": "b"}))["key"] == "b"
             assert runs == ["b", "b"]
+
+
+def test_cache_keys_in_redis_share_an_answer_only_for_the_same_arguments(
+    redis_server: str,
+) -> None:
+    """The property of tests/property/test_cache_key_properties.py, against Redis: two
+    calls share a stored answer exactly when the tool gets the same validated
+    arguments ("a" and b"a", [1] and (1,), two models alike in JSON are distinct)."""
+    import redis
+    from hypothesis import HealthCheck, given, settings
+
+    from cache_keys import call_pairs, check_pair, key_tools
+    from tooldeck.middleware import Cache
+
+    client = redis.Redis.from_url(redis_server)
+    plain = key_tools(ToolRegistry())
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(pair=call_pairs())
+    def check(pair: tuple[str, dict[str, Any], dict[str, Any], bool]) -> None:
+        client.flushdb()
+        cached = key_tools(ToolRegistry(middleware=[Cache(60, storage=redis_server)]))
+        check_pair(cached, plain, pair)
+
+    try:
+        check()
+    finally:
+        client.close()

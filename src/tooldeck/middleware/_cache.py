@@ -1,55 +1,36 @@
 """`Cache`: a call answered from an earlier success of the same tool with the same
 validated arguments (and the same values of the context keys it varies on).
 
-The key is the tool, the canonical JSON of its validated arguments (validated by the
-tool's own validator, so ``{"n": "5"}`` and ``{"n": 5}`` for an ``int`` are one call),
-and the values of the ``vary`` context keys. A failure is never stored. A tool whose
-injected parameters read context keys not in ``vary`` is never cached (its answer may
-differ per user): its calls pass through, and a warning says so once per tool. In the
-process the store is a ``cachetools.TTLCache`` under a lock; with
-``storage="redis://..."``, Redis (`tooldeck.middleware._redis`).
+The key is the tool and a text of its validated arguments (validated by the tool's own
+validator, as its pipeline will, so ``{"n": "5"}`` and ``{"n": 5}`` for an ``int`` are
+one call) and of the values of the ``vary`` context keys: one text for values the tool
+cannot tell apart, never one for two that it can (`tooldeck.middleware._keys`). A
+failure is never stored. A tool whose injected parameters read context keys not in
+``vary`` is never cached (its answer may differ per user): its calls pass through, and
+a warning says so once per tool. In the process the store is a ``cachetools.TTLCache``
+under a lock; with ``storage="redis://..."``, Redis (`tooldeck.middleware._redis`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from pydantic_core import to_jsonable_python
-
 from tooldeck._result import ToolResult, type_name
 from tooldeck._tool import Tool
 
 from ._call import Call
+from ._keys import call_text
 from ._select import Builtin, check_number, names
 
-__all__ = ["Cache", "canonical_json"]
+__all__ = ["Cache"]
 
 logger = logging.getLogger("tooldeck")
 
 _HINTS = ("readOnlyHint", "idempotentHint")
-
-
-# One encoder (``json.dumps`` with options makes a new one per call).
-_encode = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
-
-
-def canonical_json(value: Any) -> str:
-    """One text for equal values: keys sorted, no spaces, no NaN.
-
-    Raises:
-        Exception: what has no JSON form.
-    """
-    try:
-        return _encode(value)  # plain JSON data: the usual arguments
-    except TypeError:  # a model, a date, a set...: its JSON form
-        return _encode(to_jsonable_python(value))
 
 
 class Cache(Builtin):
@@ -161,15 +142,19 @@ class Cache(Builtin):
         tool = call._tool
         if not self._caches(call, tool):
             return None
+        arguments: Any = call._arguments
+        sent = call._extra[0] if call._extra is not None else None
+        if sent is not None and sent[1] is arguments:  # JSON text: validated as the tool will
+            arguments = sent[0]
         try:
-            validated = tool._spec.validate_python(call._arguments)
+            validated = tool._validate(arguments)
         except Exception:  # invalid: not cached, and the tool's pipeline says why
             return None
         context = call._context or {}
         vary = {key: context[key] for key in self.vary if key in context}
         try:
-            return tool, canonical_json([validated, vary])
-        except Exception:  # a value with no JSON form: no key for it, no caching
+            return tool, call_text(validated, vary)
+        except Exception:  # a value it cannot tell apart from others: not cached
             return None
 
     def _caches(self, call: Call, tool: Tool[..., Any]) -> bool:
