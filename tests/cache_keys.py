@@ -265,3 +265,57 @@ def check_pair(
         assert ran == 1, (first, second)  # the same call: answered from the cache
     elif ok:
         assert ran == 2, (first, second)
+
+
+# -- key= callables, named in a shared storage (tests/unit/test_middleware_keys.py) ----
+
+
+def by_field(field: str) -> Any:
+    return lambda call: call.context.get(field)
+
+
+def read_field(field: str, call: Any) -> Any:
+    return call.context.get(field)
+
+
+class ByField:
+    """A callable object: its state is what it is."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __call__(self, call: Any) -> Any:
+        return call.context.get(self.field)
+
+    def read(self, call: Any) -> Any:
+        return call.context.get(self.field)
+
+
+_TIERS = frozenset({"free", "pro", "team", "enterprise", "trial"})  # (str hash order)
+
+
+def by_tier(call: Any) -> Any:
+    return call.context.get("tier") in _TIERS
+
+
+def named_keys() -> dict[str, Any]:
+    """Key callables by a label, made alike in every process (for the name test)."""
+    import functools
+
+    tiers = _TIERS
+    return {
+        "lambda": lambda call: call.context.get("user"),
+        "closure": by_field("user"),
+        "closure over a set": lambda call: call.context.get("tier") in tiers,
+        "partial": functools.partial(read_field, "user"),
+        "object": ByField("user"),
+        "method": ByField("tenant").read,
+        "function": by_tier,
+    }
+
+
+def set_text() -> str:
+    """A call's key text for arguments holding sets (their order varies by process)."""
+    from tooldeck.middleware._keys import call_text
+
+    return call_text({"x": {"a", "b", "c", "d", "e"}, "y": frozenset(_TIERS)}, {"v": {"p", "q"}})

@@ -18,14 +18,16 @@ not equal even to itself) raises: such a call has no key, and is not cached.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
+import types
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
 import pydantic
 
-__all__ = ["call_text"]
+__all__ = ["call_text", "callable_text"]
 
 Write = Callable[[Any, list[str]], None]
 
@@ -234,3 +236,108 @@ def _subclass(value: Any, out: list[str]) -> None:
         if isinstance(value, base):
             write(value, out)
             return
+
+
+# -- a callable's name in a shared storage --------------------------------------------
+
+
+def callable_text(func: Any) -> str:
+    """What names ``func`` (a ``key=``) in a shared storage: the same in every process
+    running the same code, distinct for callables that may answer differently.
+
+    A function is its module, qualified name, first line and code, with what it holds:
+    its defaults and the values its closure captured (two lambdas, two closures of one
+    factory, two functions of one name in two modules are each their own). A partial is
+    its function and arguments; a bound method, its function and its object's state; a
+    callable object, its class and state.
+
+    Raises:
+        TypeError: it holds a value it cannot write (an object of an unknown class).
+    """
+    out: list[str] = []
+    _callable(func, out, set())
+    return "".join(out)
+
+
+def _callable(func: Any, out: list[str], seen: set[int]) -> None:
+    if id(func) in seen:  # (a function its own closure holds: written once)
+        out.append("@")
+        return
+    seen.add(id(func))
+    if isinstance(func, functools.partial):
+        out.append("P")
+        _callable(func.func, out, seen)
+        _held(func.args, out, seen)
+        _held(func.keywords, out, seen)
+    elif isinstance(func, types.MethodType):
+        out.append("m")
+        _callable(func.__func__, out, seen)
+        _state(func.__self__, out, seen)
+    elif isinstance(func, types.FunctionType):
+        out.append("f")
+        _str(f"{func.__module__}.{func.__qualname__}", out)
+        _code(func.__code__, out)
+        _held(func.__defaults__, out, seen)
+        _held(func.__kwdefaults__, out, seen)
+        for cell in func.__closure__ or ():
+            try:
+                _held(cell.cell_contents, out, seen)
+            except ValueError:  # an empty cell (a name assigned later)
+                out.append("-")
+    elif isinstance(func, type):
+        out.append("t")
+        _str(f"{func.__module__}.{func.__qualname__}", out)
+    elif isinstance(func, types.BuiltinFunctionType):  # len, a C function of a module
+        out.append("c")
+        _str(f"{getattr(func, '__module__', None)}.{func.__qualname__}", out)
+        if not isinstance(func.__self__, types.ModuleType | None):
+            _state(func.__self__, out, seen)
+    else:  # a callable object
+        out.append("o")
+        _state(func, out, seen)
+
+
+def _held(value: Any, out: list[str], seen: set[int]) -> None:
+    """A value a callable holds (a default, a captured value): a callable as one."""
+    if callable(value) and not isinstance(value, (pydantic.BaseModel, Enum)):
+        _callable(value, out, seen)
+    elif isinstance(value, (tuple, list)) and any(callable(v) for v in value):
+        out.append("(")
+        for item in value:
+            _held(item, out, seen)
+        out.append(")")
+    elif isinstance(value, dict) and any(callable(v) for v in value.values()):
+        out.append("{")
+        for key, item in value.items():
+            _write(key, out)
+            _held(item, out, seen)
+        out.append("}")
+    else:
+        _write(value, out)
+
+
+def _code(code: types.CodeType, out: list[str]) -> None:
+    out.append(f"#{code.co_firstlineno};{code.co_code.hex()};")
+    _write(code.co_names, out)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code(const, out)
+        elif const is Ellipsis:
+            out.append("...")
+        else:
+            _write(const, out)
+
+
+def _state(obj: Any, out: list[str], seen: set[int]) -> None:
+    """An object's class and state: its attributes, else its own repr."""
+    _tagged(obj, out)
+    attributes = getattr(obj, "__dict__", None)
+    if attributes is not None:
+        _held(dict(attributes), out, seen)
+        return
+    text = repr(obj)  # (operator.itemgetter('user'), ...)
+    if " at 0x" not in text:  # (object's own repr: an address, another in another process)
+        _str(text, out)
+        return
+    kind = type(obj)
+    raise TypeError(f"a {kind.__qualname__} has no text the same in every process")
