@@ -327,3 +327,72 @@ def test_arguments_sent_as_json_text_are_keyed_as_the_tool_validates_them() -> N
     assert registry.run_tool_calls(reply('{ "x" : "a" }')) == first  # one call
     assert registry.call_tool("text", {"x": b"a"}) == "builtins.bytes(b'a')"
     assert runs == ["text", "text"]
+
+
+# -- an answer is each caller's own ---------------------------------------------------
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_caller_changing_its_answer_changes_no_other_callers(face: Face) -> None:
+    """The cache handed every caller the one value it stored: a caller that appended
+    to its list changed the answer of every later call, the model's included."""
+    from pydantic import BaseModel
+
+    class Row(BaseModel):
+        tags: list[str]
+
+    class Local:  # (defined here: pickle cannot write it, a deep copy can)
+        def __init__(self) -> None:
+            self.items = [1]
+
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60)])
+
+    @registry.tool(annotations=READ_ONLY)
+    def rows(n: int) -> Any:
+        runs.append(f"rows {n}")
+        return {0: ["a"], 1: (["a"], "b"), 2: Row(tags=["a"])}.get(n, Local())
+
+    for n in range(4):
+        first = face(registry, "rows", {"n": n})
+        if n == 3:
+            first.items.append(2)
+        elif n == 2:
+            first.tags.append("mine")
+        else:
+            (first if n == 0 else first[0]).append("mine")
+        second = face(registry, "rows", {"n": n})
+        assert second is not first
+        if n == 3:
+            assert second.items == [1]
+            second.items.append(3)
+        elif n == 2:
+            assert second == Row(tags=["a"])
+            second.tags.append("mine")
+        else:
+            assert second == (["a"] if n == 0 else (["a"], "b"))
+            (second if n == 0 else second[0]).append("mine")
+        reply = [
+            {
+                "id": "c",
+                "type": "function",
+                "function": {"name": "rows", "arguments": f'{{"n": {n}}}'},
+            }
+        ]
+        assert "mine" not in registry.run_tool_calls(reply)[0]["content"]
+    assert runs == ["rows 0", "rows 1", "rows 2", "rows 3"]  # each from the cache after
+
+
+def test_an_answer_that_cannot_be_copied_is_not_cached() -> None:
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60)])
+    lock = threading.Lock()
+
+    @registry.tool(annotations=READ_ONLY)
+    def guarded(n: int) -> Any:
+        runs.append("guarded")
+        return [n, lock]
+
+    assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
+    assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
+    assert runs == ["guarded", "guarded"]  # never one list for two callers
