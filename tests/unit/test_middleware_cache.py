@@ -396,3 +396,18 @@ def test_an_answer_that_cannot_be_copied_is_not_cached() -> None:
     assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
     assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
     assert runs == ["guarded", "guarded"]  # never one list for two callers
+
+
+def test_vary_values_json_confuses_are_distinct_users() -> None:
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60, vary="user")])
+
+    @registry.tool(annotations=READ_ONLY)
+    def mine(user: Annotated[Any, Injected]) -> str:
+        runs.append("mine")
+        return repr(user)
+
+    users = ["a", b"a", 1, True, 1.0, "1", None, (1,), [1]]
+    for user in users + users:
+        assert registry.call_tool("mine", {}, context={"user": user}) == repr(user)
+    assert len(runs) == len(users)  # each once, then from the cache
