@@ -21,7 +21,8 @@ is compared with the floor of the same round, so the targets hold on any machine
 
 A second table (`run_builtins`) gives what the built-in middleware cost per call, on
 the same rounds' plain registry: a `ConcurrencyLimit` with a free slot (sync and
-async), an answer from `Cache`, and a built-in passing over a tool it does not choose.
+async), an answer from `Cache` (an int; ten rows, which it copies for each caller), and
+a built-in passing over a tool it does not choose.
 No target: the figures are for docs/middleware.md's readers.
 """
 
@@ -137,15 +138,20 @@ def run_builtins(timer: Timer) -> dict[str, dict[str, float]]:
     from tooldeck import ToolRegistry
     from tooldeck.middleware import Cache, ConcurrencyLimit, RateLimit
 
+    def rows(n: int) -> list[dict[str, Any]]:
+        """Rows, as a lookup answers them: what a cached answer must copy per caller."""
+        return [{"id": i, "name": f"row {i}", "score": i * 1.5, "tags": ["a"]} for i in range(n)]
+
     def registry(*middleware: Any) -> Any:
         made = ToolRegistry(middleware=list(middleware))
         made.register(fn.add)
         made.register(fn.aadd)
+        made.tool(rows)
         return made
 
     plain = registry()
     limited = registry(ConcurrencyLimit(1_000))
-    cached = registry(Cache(3600, tools=["add", "aadd"]))
+    cached = registry(Cache(3600, tools=["add", "aadd", "rows"]))
     passed = registry(RateLimit(1, 3600, tools="other"))
     args = fn.CALL_ARGS
 
@@ -162,12 +168,18 @@ def run_builtins(timer: Timer) -> dict[str, dict[str, float]]:
             asynced(limited),
         ),
         "call_tool, an answer from Cache (the tool not run)": (sync(plain), sync(cached)),
+        "call_tool, an answer of ten rows from Cache (a copy per caller)": (
+            Call("ct('rows', {'n': 10})", {"ct": plain.call_tool}),
+            Call("ct('rows', {'n': 10})", {"ct": cached.call_tool}),
+        ),
         "call_tool, RateLimit on other tools (passed over)": (sync(plain), sync(passed)),
     }
     measured: dict[str, dict[str, float]] = {}
     for label, (without, with_one) in cases.items():
+        expected = timer.once(without)
+        assert expected == fn.CALL_RESULT or len(expected) == 10
         for call in (without, with_one):
-            assert timer.once(call) == fn.CALL_RESULT
+            assert timer.once(call) == expected
         stats = timer.compare({"without": without, "with": with_one})
         wo, w = (stats[k].samples for k in ("without", "with"))
         measured[label] = {

@@ -11,6 +11,7 @@ the storage, within the (shortened) socket timeout.
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 import socket
 import subprocess
@@ -206,3 +207,144 @@ def test_an_unreachable_storage_fails_the_limit_closed_and_the_cache_open(
             assert cached.call_tool("lookup", {"key": "b"})["key"] == "b"  # open: it ran
             assert asyncio.run(cached.async_call_tool("lookup", {"key": "b"}))["key"] == "b"
             assert runs == ["b", "b"]
+
+
+def test_cache_keys_in_redis_share_an_answer_only_for_the_same_arguments(
+    redis_server: str,
+) -> None:
+    """The property of tests/property/test_cache_key_properties.py, against Redis: two
+    calls share a stored answer exactly when the tool gets the same validated
+    arguments ("a" and b"a", [1] and (1,), two models alike in JSON are distinct)."""
+    import redis
+    from hypothesis import HealthCheck, given, settings
+
+    from cache_keys import call_pairs, check_pair, key_tools
+    from tooldeck.middleware import Cache
+
+    client = redis.Redis.from_url(redis_server)
+    plain = key_tools(ToolRegistry())
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(pair=call_pairs())
+    def check(pair: tuple[str, dict[str, Any], dict[str, Any], bool]) -> None:
+        client.flushdb()
+        cached = key_tools(ToolRegistry(middleware=[Cache(60, storage=redis_server)]))
+        check_pair(cached, plain, pair)
+
+    try:
+        check()
+    finally:
+        client.close()
+
+
+def _read(field: str, call: Any) -> Any:
+    return call.context.get(field)
+
+
+def _by(field: str) -> Any:
+    return lambda call: call.context.get(field)
+
+
+class _PerUser:
+    @staticmethod
+    def key(call: Any) -> Any:
+        return call.context.get("user")
+
+
+class _PerTenant:
+    @staticmethod
+    def key(call: Any) -> Any:
+        return call.context.get("tenant")
+
+
+def _twin_named(field: str) -> Any:
+    """A function named as `_PerUser.key`'s is, in another module."""
+    import types
+
+    code = compile(f"def key(call):\n    return call.context.get({field!r})\n", "m.py", "exec")
+    module = types.ModuleType(f"elsewhere_{field}")
+    exec(code, module.__dict__)
+    return module.key
+
+
+@pytest.mark.parametrize(
+    ("by_user", "by_tenant"),
+    [
+        (lambda call: call.context.get("user"), lambda call: call.context.get("tenant")),
+        (_by("user"), _by("tenant")),  # two closures of one factory
+        (functools.partial(_read, "user"), functools.partial(_read, "tenant")),
+        (_PerUser.key, _PerTenant.key),
+        (_twin_named("user"), _twin_named("tenant")),  # one name, two modules
+    ],
+    ids=["lambdas", "closures", "partials", "methods", "modules"],
+)
+def test_limits_keyed_by_two_callables_do_not_share_a_window(
+    url: str, by_user: Any, by_tenant: Any
+) -> None:
+    """The Redis key named a key= callable by its qualified name: two lambdas (both
+    ``<lambda>``), two closures of one factory, two partials shared one window, and one
+    limit throttled the other's callers."""
+    from tooldeck.middleware import RateLimit
+
+    runs: list[str] = []
+    per_user = worker([RateLimit(1, per=60, key=by_user, storage=url)], runs)
+    per_tenant = worker([RateLimit(1, per=60, key=by_tenant, storage=url)], runs)
+    acme = {"user": "acme", "tenant": "acme"}
+    for registry, key in ((per_user, "1"), (per_tenant, "2")):
+        answer = registry.call_tool("lookup", {"key": key}, context=acme)
+        assert isinstance(answer, dict) and answer["key"] == key, answer
+    # ... while the same callable in another worker meets on the same window.
+    again = worker([RateLimit(1, per=60, key=by_user, storage=url)], runs)
+    assert again.call_tool("lookup", {"key": "3"}, context=acme).startswith("Error: Rate")
+    assert runs == ["1", "2"]
+
+
+def test_two_tools_of_one_name_in_two_registries_do_not_share_answers(url: str) -> None:
+    """Two services on one Redis, each with a tool named ``lookup`` that is another
+    tool: the stored answers were keyed by the tool's name alone, and one service's
+    callers got the other's answers."""
+    from tooldeck.middleware import Cache
+
+    runs: list[str] = []
+    docs = ToolRegistry(middleware=[Cache(60, storage=url)])
+    web = ToolRegistry(middleware=[Cache(60, storage=url)])
+
+    @docs.tool(name="lookup", annotations={"readOnlyHint": True})
+    def lookup_docs(key: str) -> str:
+        runs.append("docs")
+        return f"docs for {key}"
+
+    @web.tool(name="lookup", annotations={"readOnlyHint": True})
+    def lookup_web(key: str) -> str:
+        runs.append("web")
+        return f"web pages for {key}"
+
+    assert docs.call_tool("lookup", {"key": "k"}) == "docs for k"
+    assert web.call_tool("lookup", {"key": "k"}) == "web pages for k"
+    # The same tool in another worker of one service still shares them.
+    again = ToolRegistry(middleware=[Cache(60, storage=url)])
+    again.register(docs.get("lookup"))
+    assert again.call_tool("lookup", {"key": "k"}) == "docs for k"
+    assert runs == ["docs", "web"]
+
+
+def test_key_values_of_two_classes_of_one_name_are_two_callers(url: str) -> None:
+    """A key value was written as its class's bare name and its text: ``Tier.FREE`` of
+    two classes ``Tier`` (two modules) was one caller in Redis, two in the process."""
+    from enum import Enum
+
+    from tooldeck.middleware import RateLimit
+
+    billing = Enum("Tier", ["FREE"], module="billing")  # type: ignore[misc]
+    support = Enum("Tier", ["FREE"], module="support")  # type: ignore[misc]
+    runs: list[str] = []
+    registry = worker(
+        [RateLimit(1, per=60, key=lambda call: call.context["tier"], storage=url)], runs
+    )
+    for tier in (billing.FREE, support.FREE):
+        answer = registry.call_tool("lookup", {"key": tier.__module__}, context={"tier": tier})
+        assert isinstance(answer, dict), answer
+    assert registry.call_tool("lookup", {"key": "x"}, context={"tier": billing.FREE}).startswith(
+        "Error: Rate limit"
+    )
+    assert runs == ["billing", "support"]

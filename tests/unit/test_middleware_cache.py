@@ -224,3 +224,190 @@ def test_an_answer_from_the_cache_is_the_tools_answer(calls: list[tuple[int, Any
             assert registry.call_tool("mine", {"n": n}, context=context) == expected
     distinct = {(n, user) for n, user in calls if user is not None}
     assert len(runs) == len(distinct)  # each once; a failure (no user) never ran the tool
+
+
+# -- the key: one per call the tool can tell apart ------------------------------------
+
+
+def _echo_registry(runs: list[str]) -> ToolRegistry:
+    from cache_keys import describe
+
+    registry = ToolRegistry(middleware=[Cache(60)])
+
+    @registry.tool(annotations=READ_ONLY)
+    def echo(x: Any) -> str:
+        runs.append("echo")
+        return describe(x)
+
+    @registry.tool(annotations=READ_ONLY)
+    def text(x: str | bytes) -> str:
+        runs.append("text")
+        return describe(x)
+
+    @registry.tool(annotations=READ_ONLY)
+    def ratio(x: float) -> str:
+        runs.append("ratio")
+        return describe(x)
+
+    return registry
+
+
+class _Opaque:
+    """A class the key cannot read: its calls are not cached."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __repr__(self) -> str:
+        return f"_Opaque({self.n})"
+
+
+@pytest.mark.parametrize(
+    ("tool", "first", "second"),
+    [
+        ("text", "a", b"a"),  # JSON wrote both "a": b"a" got the answer for "a"
+        ("echo", [1], (1,)),
+        ("echo", 1, True),
+        ("echo", 1, 1.0),
+        ("echo", 0.0, -0.0),
+        ("echo", b"a", bytearray(b"a")),
+        ("echo", {"a": 1, "b": 2}, {"b": 2, "a": 1}),  # a dict's order: the tool reads it
+        ("echo", 2**70, float(2**70)),
+    ],
+)
+def test_values_json_confuses_are_distinct_calls(tool: str, first: Any, second: Any) -> None:
+    from cache_keys import describe
+
+    runs: list[str] = []
+    registry = _echo_registry(runs)
+    assert registry.call_tool(tool, {"x": first}) == describe(first)
+    assert registry.call_tool(tool, {"x": second}) == describe(second)
+    assert registry.call_tool(tool, {"x": first}) == describe(first)
+    assert len(runs) == 2
+
+
+def test_models_secrets_and_unknown_objects_are_never_confused() -> None:
+    from pydantic import SecretStr
+
+    from cache_keys import Circle, Square, describe
+
+    runs: list[str] = []
+    registry = _echo_registry(runs)
+    for value in (Circle(size=1), Square(size=1), SecretStr("s1"), SecretStr("s2")):
+        assert registry.call_tool("echo", {"x": value}) == describe(value)
+    assert len(runs) == 4
+    # An object it cannot read is no key: its calls run every time, never confused.
+    for n in (1, 2, 1):
+        assert registry.call_tool("echo", {"x": _Opaque(n)}) == describe(_Opaque(n))
+    assert len(runs) == 7
+    assert registry.call_tool("echo", {"x": float("nan")}) == "builtins.float(nan)"
+    assert registry.call_tool("echo", {"x": float("nan")}) == "builtins.float(nan)"
+    assert len(runs) == 9  # a NaN is not equal to itself: no key
+
+
+def test_what_validation_makes_equal_is_one_call() -> None:
+    runs: list[str] = []
+    registry = _echo_registry(runs)
+    for value in (1, 1.0, "1", "1.0"):  # a float parameter receives 1.0 each time
+        assert registry.call_tool("ratio", {"x": value}) == "builtins.float(1.0)"
+    assert runs == ["ratio"]
+
+
+def test_arguments_sent_as_json_text_are_keyed_as_the_tool_validates_them() -> None:
+    runs: list[str] = []
+    registry = _echo_registry(runs)
+
+    def reply(arguments: str) -> list[dict[str, Any]]:
+        return [
+            {"id": "c", "type": "function", "function": {"name": "text", "arguments": arguments}}
+        ]
+
+    first = registry.run_tool_calls(reply('{"x": "a"}'))
+    assert first[0]["content"] == "builtins.str('a')"
+    assert registry.run_tool_calls(reply('{ "x" : "a" }')) == first  # one call
+    assert registry.call_tool("text", {"x": b"a"}) == "builtins.bytes(b'a')"
+    assert runs == ["text", "text"]
+
+
+# -- an answer is each caller's own ---------------------------------------------------
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_caller_changing_its_answer_changes_no_other_callers(face: Face) -> None:
+    """The cache handed every caller the one value it stored: a caller that appended
+    to its list changed the answer of every later call, the model's included."""
+    from pydantic import BaseModel
+
+    class Row(BaseModel):
+        tags: list[str]
+
+    class Local:  # (defined here: pickle cannot write it, a deep copy can)
+        def __init__(self) -> None:
+            self.items = [1]
+
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60)])
+
+    @registry.tool(annotations=READ_ONLY)
+    def rows(n: int) -> Any:
+        runs.append(f"rows {n}")
+        return {0: ["a"], 1: (["a"], "b"), 2: Row(tags=["a"])}.get(n, Local())
+
+    for n in range(4):
+        first = face(registry, "rows", {"n": n})
+        if n == 3:
+            first.items.append(2)
+        elif n == 2:
+            first.tags.append("mine")
+        else:
+            (first if n == 0 else first[0]).append("mine")
+        second = face(registry, "rows", {"n": n})
+        assert second is not first
+        if n == 3:
+            assert second.items == [1]
+            second.items.append(3)
+        elif n == 2:
+            assert second == Row(tags=["a"])
+            second.tags.append("mine")
+        else:
+            assert second == (["a"] if n == 0 else (["a"], "b"))
+            (second if n == 0 else second[0]).append("mine")
+        reply = [
+            {
+                "id": "c",
+                "type": "function",
+                "function": {"name": "rows", "arguments": f'{{"n": {n}}}'},
+            }
+        ]
+        assert "mine" not in registry.run_tool_calls(reply)[0]["content"]
+    assert runs == ["rows 0", "rows 1", "rows 2", "rows 3"]  # each from the cache after
+
+
+def test_an_answer_that_cannot_be_copied_is_not_cached() -> None:
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60)])
+    lock = threading.Lock()
+
+    @registry.tool(annotations=READ_ONLY)
+    def guarded(n: int) -> Any:
+        runs.append("guarded")
+        return [n, lock]
+
+    assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
+    assert registry.call_tool("guarded", {"n": 1}) == [1, lock]
+    assert runs == ["guarded", "guarded"]  # never one list for two callers
+
+
+def test_vary_values_json_confuses_are_distinct_users() -> None:
+    runs: list[str] = []
+    registry = ToolRegistry(middleware=[Cache(60, vary="user")])
+
+    @registry.tool(annotations=READ_ONLY)
+    def mine(user: Annotated[Any, Injected]) -> str:
+        runs.append("mine")
+        return repr(user)
+
+    users = ["a", b"a", 1, True, 1.0, "1", None, (1,), [1]]
+    for user in users + users:
+        assert registry.call_tool("mine", {}, context={"user": user}) == repr(user)
+    assert len(runs) == len(users)  # each once, then from the cache

@@ -1,55 +1,38 @@
 """`Cache`: a call answered from an earlier success of the same tool with the same
 validated arguments (and the same values of the context keys it varies on).
 
-The key is the tool, the canonical JSON of its validated arguments (validated by the
-tool's own validator, so ``{"n": "5"}`` and ``{"n": 5}`` for an ``int`` are one call),
-and the values of the ``vary`` context keys. A failure is never stored. A tool whose
-injected parameters read context keys not in ``vary`` is never cached (its answer may
-differ per user): its calls pass through, and a warning says so once per tool. In the
-process the store is a ``cachetools.TTLCache`` under a lock; with
-``storage="redis://..."``, Redis (`tooldeck.middleware._redis`).
+The key is the tool and a text of its validated arguments (validated by the tool's own
+validator, as its pipeline will, so ``{"n": "5"}`` and ``{"n": 5}`` for an ``int`` are
+one call) and of the values of the ``vary`` context keys: one text for values the tool
+cannot tell apart, never one for two that it can (`tooldeck.middleware._keys`). A
+failure is never stored. A tool whose injected parameters read context keys not in
+``vary`` is never cached (its answer may differ per user): its calls pass through, and
+a warning says so once per tool. In the process the store is a ``cachetools.TTLCache``
+under a lock; with ``storage="redis://..."``, Redis (`tooldeck.middleware._redis`).
 """
 
 from __future__ import annotations
 
-import json
+import copy
 import logging
+import pickle
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from pydantic_core import to_jsonable_python
-
-from tooldeck._result import ToolResult, type_name
+from tooldeck._result import ToolResult, ok, type_name
 from tooldeck._tool import Tool
 
 from ._call import Call
+from ._keys import call_text
 from ._select import Builtin, check_number, names
 
-__all__ = ["Cache", "canonical_json"]
+__all__ = ["Cache"]
 
 logger = logging.getLogger("tooldeck")
 
 _HINTS = ("readOnlyHint", "idempotentHint")
-
-
-# One encoder (``json.dumps`` with options makes a new one per call).
-_encode = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
-
-
-def canonical_json(value: Any) -> str:
-    """One text for equal values: keys sorted, no spaces, no NaN.
-
-    Raises:
-        Exception: what has no JSON form.
-    """
-    try:
-        return _encode(value)  # plain JSON data: the usual arguments
-    except TypeError:  # a model, a date, a set...: its JSON form
-        return _encode(to_jsonable_python(value))
 
 
 class Cache(Builtin):
@@ -59,7 +42,9 @@ class Cache(Builtin):
     or ``idempotentHint`` are cached. The values of the context keys in ``vary`` are
     part of the key; a tool with injected parameters is cached only when ``vary`` names
     every context key they read (else its calls pass through uncached, with a warning
-    once): one user's answer never reaches another. Failures are never cached.
+    once): one user's answer never reaches another. Failures are never cached. Each
+    call answered from the cache gets a copy of its own (a value that cannot change,
+    a str or a number, as it is): a caller changing its answer changes no other's.
 
     Args:
         ttl: Seconds an answer is kept.
@@ -161,15 +146,19 @@ class Cache(Builtin):
         tool = call._tool
         if not self._caches(call, tool):
             return None
+        arguments: Any = call._arguments
+        sent = call._extra[0] if call._extra is not None else None
+        if sent is not None and sent[1] is arguments:  # JSON text: validated as the tool will
+            arguments = sent[0]
         try:
-            validated = tool._spec.validate_python(call._arguments)
+            validated = tool._validate(arguments)
         except Exception:  # invalid: not cached, and the tool's pipeline says why
             return None
         context = call._context or {}
         vary = {key: context[key] for key in self.vary if key in context}
         try:
-            return tool, canonical_json([validated, vary])
-        except Exception:  # a value with no JSON form: no key for it, no caching
+            return tool, call_text(validated, vary)
+        except Exception:  # a value it cannot tell apart from others: not cached
             return None
 
     def _caches(self, call: Call, tool: Tool[..., Any]) -> bool:
@@ -203,7 +192,17 @@ class Cache(Builtin):
 
 
 class _Local:
-    """The process's store: a ``TTLCache`` of results, under a lock."""
+    """The process's store: a ``TTLCache`` of answers, under a lock.
+
+    Each caller gets an answer of its own: a caller changing its list or model must
+    not change the next caller's answer. So a value that could be changed is stored as
+    a copy (pickled: some twenty times faster than ``copy.deepcopy``; a deep copy for
+    what pickle cannot write, a class defined in a function) and each answer from the
+    cache is a new copy of it. (Not ``marshal``, faster still: it writes a bytearray,
+    or anything with the buffer protocol, as bytes.) Values that cannot change (a str,
+    a number, None, a tuple of them) are handed out as they are. What can be copied
+    neither way (a lock) is not stored.
+    """
 
     __slots__ = ("cache", "lock")
 
@@ -212,19 +211,59 @@ class _Local:
         self.lock = lock
 
     def get(self, key: Any) -> ToolResult | bool:
-        """The answer stored, or True (none: store one)."""
+        """The answer stored (the caller's own), or True (none: store one)."""
         with self.lock:
             try:
-                return self.cache[key]  # type: ignore[no-any-return]  # (one timed lookup)
+                found = self.cache[key]  # (one timed lookup)
             except KeyError:
                 return True
+        if found.__class__ is ToolResult:
+            return found  # (its value cannot change)
+        return found.answer()  # type: ignore[no-any-return]
 
     def put(self, key: Any, result: ToolResult) -> None:
-        with self.lock:
-            self.cache[key] = result
+        kept = _kept(result)
+        if kept is not None:
+            with self.lock:
+                self.cache[key] = kept
 
     async def aget(self, key: Any) -> ToolResult | bool:
         return self.get(key)
 
     async def aput(self, key: Any, result: ToolResult) -> None:
         self.put(key, result)
+
+
+_UNCHANGING = frozenset({str, int, float, bool, type(None), bytes, complex})
+
+
+def _kept(result: ToolResult) -> ToolResult | _Copy | None:
+    """What the store keeps of ``result``: itself when its value cannot change, else a
+    copy to copy again for each answer; None when it cannot be copied."""
+    data = result.data
+    kind = data.__class__
+    if kind in _UNCHANGING or (
+        kind is tuple and all(item.__class__ in _UNCHANGING for item in data)
+    ):
+        return result
+    try:
+        return _Copy(pickle.dumps(data, pickle.HIGHEST_PROTOCOL), pickle.loads)
+    except Exception:  # (a class defined in a function, a lambda...)
+        pass
+    try:
+        return _Copy(copy.deepcopy(data), copy.deepcopy)
+    except Exception:  # a lock, a generator: not one value for two callers
+        return None
+
+
+class _Copy:
+    """A value kept apart from every caller's, and how to make each answer's copy."""
+
+    __slots__ = ("copy", "kept")
+
+    def __init__(self, kept: Any, copy: Callable[[Any], Any]) -> None:
+        self.kept = kept
+        self.copy = copy
+
+    def answer(self) -> ToolResult:
+        return ok(self.copy(self.kept))

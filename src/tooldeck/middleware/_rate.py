@@ -100,6 +100,9 @@ class RateLimit(Builtin):
         storage: ``"redis://host:port/db"``: keep the limit in Redis, shared by every
             process using it (needs ``tooldeck[redis]``; docs/middleware.md). ``None``:
             in this process.
+        name: What names the limit in ``storage`` in place of its ``key=`` (every
+            limit with one name and the same settings shares one window); needed for a
+            ``key=`` callable holding what has no text the same in every process.
         tools: The names of the tools it applies to.
         tags: It applies to the tools with any of these tags (with ``tools``: either).
 
@@ -107,7 +110,7 @@ class RateLimit(Builtin):
         TypeError, ValueError: an argument out of range or of the wrong type.
     """
 
-    __slots__ = ("_buckets", "_key", "_store", "calls", "per")
+    __slots__ = ("_buckets", "_key", "_name", "_store", "calls", "per")
 
     def __init__(
         self,
@@ -117,6 +120,7 @@ class RateLimit(Builtin):
         key: str | Key | None = None,
         clock: Callable[[], float] = time.monotonic,
         storage: str | None = None,
+        name: str | None = None,
         tools: str | Iterable[str] | None = None,
         tags: str | Iterable[str] | None = None,
     ) -> None:
@@ -134,10 +138,13 @@ class RateLimit(Builtin):
             ) from None
         if not callable(clock):
             raise TypeError(f"RateLimit(clock=) must be callable, not {type_name(clock)}")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise TypeError(f"RateLimit(name=) must be a non-empty str, not {name!r}")
         super().__init__(tools, tags)
         self.calls = calls
         self.per = per
         self._key = KeyReader(key)
+        self._name = name
         self._buckets = _Buckets(calls, per, clock)
         self._store: Any = None
         if storage is not None:
@@ -146,15 +153,33 @@ class RateLimit(Builtin):
             self._store = RedisRates(storage, calls, per, self._state_name())
 
     def _state_name(self) -> str:
-        """What names this limit's state in a shared storage: its settings."""
+        """What names this limit's state in a shared storage: its settings.
+
+        Raises:
+            ValueError: a ``key=`` callable with no name the same in every process,
+                and no ``name=``.
+        """
         chosen = self._selection.settings()
-        # key= too: a user "acme" and a tenant "acme" are not one caller.
-        keyed = self._key.settings()
+        # key= too: a user "acme" and a tenant "acme" are not one caller; and a key=
+        # callable by what it is, not its name alone (every lambda is "<lambda>").
+        if self._name is not None:
+            keyed = f"name={self._name!r}"
+        else:
+            try:
+                keyed = self._key.stored_name()
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise ValueError(
+                    f"RateLimit(key=): the key callable cannot be named the same in every "
+                    f"process ({exc}): give RateLimit(name=...) to name this limit in the "
+                    "storage"
+                ) from None
         name = f"RateLimit:{self.calls}/{self.per:g}s" + (f":{keyed}" if keyed else "")
         return name + (f":{chosen}" if chosen else "")
 
     def _settings(self) -> list[str]:
         shown = [str(self.calls), f"per={self.per!r}", self._key.settings()]
+        if self._name is not None:
+            shown.append(f"name={self._name!r}")
         if self._store is not None:
             shown.append(f"storage={self._store.shown!r}")
         return shown

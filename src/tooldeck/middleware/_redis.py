@@ -19,10 +19,12 @@ never blocking their event loop. The URL is shown without its password.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import time
+import weakref
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -120,14 +122,25 @@ class RedisRates:
 
 
 def _ident(key: Any) -> str:
-    """A key value as part of a Redis key: its type and text (``1`` is not ``"1"``)."""
-    return "-" if key is None else f"{type(key).__name__}:{key}"
+    """A key value as part of a Redis key: its type and text (``1`` is not ``"1"``; a
+    class outside the built-ins by its module too: two classes ``Tier`` are two)."""
+    if key is None:
+        return "-"
+    kind = type(key)
+    if kind.__module__ == "builtins":
+        return f"{kind.__name__}:{key}"
+    return f"{kind.__module__}.{kind.__qualname__}:{key}"
 
 
 class RedisAnswers:
-    """`Cache`'s answers in Redis: plain JSON data under a key that expires."""
+    """`Cache`'s answers in Redis: plain JSON data under a key that expires.
 
-    __slots__ = ("client", "name", "shown", "ttl_ms")
+    A key shows the cache's settings and the tool's name, then a digest of those, of
+    what the tool is and of the call's key text: two services sharing one Redis, each
+    with a tool of one name that is another tool, never read each other's answers.
+    """
+
+    __slots__ = ("client", "name", "shown", "tools", "ttl_ms")
 
     def __init__(self, url: str, ttl: float, name: str) -> None:
         _check_url(url, "Cache")
@@ -140,10 +153,14 @@ class RedisAnswers:
         # 10 ** 15 seconds, some 31 million years, as good as forever.
         self.ttl_ms = max(1, round(min(ttl, MAX_TTL) * 1000))
         self.name = f"{PREFIX}:{name}"
+        self.tools: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
     def _redis_key(self, key: tuple[Any, str]) -> str:
         tool, text = key
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        made = self.tools.get(tool)
+        if made is None:
+            made = self.tools[tool] = _tool_text(tool, self.name)
+        digest = hashlib.sha256((made + text).encode("utf-8", "surrogatepass")).hexdigest()
         return f"{self.name}:{tool.name}:{digest}"
 
     def get(self, key: tuple[Any, str]) -> ToolResult | bool:
@@ -177,6 +194,29 @@ class RedisAnswers:
 
     def _unreachable(self, exc: BaseException) -> None:
         logger.warning("Cache: its storage %s did not answer (%s): the tool runs", self.shown, exc)
+
+
+def _tool_text(tool: Any, name: str) -> str:
+    """The cache's name and what the tool is, the same in every process running its
+    code: its name, its function's module and qualified name, its description and
+    schemas (each length-prefixed: no two differ only in where one ends)."""
+    func = getattr(tool, "func", None)
+    while isinstance(func, functools.partial):
+        func = func.func
+    func = getattr(func, "__func__", func)  # (a bound method: its function)
+    where = f"{getattr(func, '__module__', None)}.{getattr(func, '__qualname__', None)}"
+    if where == "None.None":
+        where = f"{type(func).__module__}.{type(func).__qualname__}"
+    spec = tool._spec
+    parts = [
+        name,
+        tool.name,
+        f"{type(tool).__module__}.{type(tool).__qualname__}",
+        where,
+        spec.description,
+        json.dumps([spec.parameters, spec.returns], sort_keys=True, default=repr),
+    ]
+    return "".join(f"{len(part)}:{part}" for part in parts)
 
 
 def _plain_json(data: Any) -> str | None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,6 +18,7 @@ from tooldeck._result import ToolResult, clip, failure_text, outside_text, type_
 
 from ._call import Call
 from ._dual import DualMiddleware
+from ._keys import callable_text
 
 __all__ = ["Builtin", "Key", "KeyReader", "Selection", "check_number", "key_failure", "names"]
 
@@ -113,6 +115,19 @@ class KeyReader:
         if key is None:
             return ""
         return f"key={key!r}" if isinstance(key, str) else f"key={_callable_name(key)}"
+
+    def stored_name(self) -> str:
+        """``key=`` as it names a state in a shared storage: a callable by its name and a
+        digest of what it is (`callable_text`), the same in every process.
+
+        Raises:
+            TypeError: a callable holding what has no text the same in every process.
+        """
+        key = self.key
+        if key is None or isinstance(key, str):
+            return self.settings()
+        text = callable_text(key).encode("utf-8", "surrogatepass")
+        return f"key={_callable_name(key)}#{hashlib.sha256(text).hexdigest()[:16]}"
 
 
 def _context_key(name: str) -> Key:
