@@ -41,6 +41,22 @@ def test_distinct_callables_have_distinct_names() -> None:
     assert len(set(names)) == len(names)
 
 
+def _defined(source: str, blank_lines: int) -> Any:
+    """``source``'s last definition, as a module ``deployed`` defines it after
+    ``blank_lines`` (a deploy that moved it)."""
+    space: dict[str, Any] = {"__name__": "deployed"}
+    exec(compile("\n" * blank_lines + source, "deployed.py", "exec"), space)
+    return space["key"]
+
+
+def test_a_module_function_keeps_its_name_when_moved_or_edited_a_lambda_does_not() -> None:
+    first = "def key(call):\n    return call.context.get('user')\n"
+    edited = "def key(call):\n    return call.context.get('user') or 'anonymous'\n"
+    assert stored(_defined(first, 0)) == stored(_defined(first, 7)) == stored(_defined(edited, 3))
+    lambdas = "key = lambda call: call.context.get('user')\n"
+    assert stored(_defined(lambdas, 0)) != stored(_defined(lambdas, 7))
+
+
 def test_callables_made_alike_have_one_name() -> None:
     assert stored(by_field("user")) == stored(by_field("user"))
     assert stored(ByField("user")) == stored(ByField("user"))

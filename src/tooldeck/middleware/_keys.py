@@ -245,9 +245,11 @@ def callable_text(func: Any) -> str:
     """What names ``func`` (a ``key=``) in a shared storage: the same in every process
     running the same code, distinct for callables that may answer differently.
 
-    A function is its module, qualified name, first line and code, with what it holds:
-    its defaults and the values its closure captured (two lambdas, two closures of one
-    factory, two functions of one name in two modules are each their own). A partial is
+    A function is its module and qualified name, with what it holds: its defaults and
+    the values its closure captured; a lambda or a local function also by its first line
+    and code (two lambdas, two closures of one factory, two functions of one name in two
+    modules are each their own; a module's function keeps its name when edited or moved
+    in a deploy). A partial is
     its function and arguments; a bound method, its function and its object's state; a
     callable object, its class and state.
 
@@ -276,7 +278,10 @@ def _callable(func: Any, out: list[str], seen: set[int]) -> None:
     elif isinstance(func, types.FunctionType):
         out.append("f")
         _str(f"{func.__module__}.{func.__qualname__}", out)
-        _code(func.__code__, out)
+        if "<" in func.__qualname__:  # a lambda or a local function: its code tells it apart
+            _code(func.__code__, out)
+        # else its module and qualified name are its own in a process, and the window
+        # stays one across a deploy that edits it or moves its lines
         _held(func.__defaults__, out, seen)
         _held(func.__kwdefaults__, out, seen)
         for cell in func.__closure__ or ():
