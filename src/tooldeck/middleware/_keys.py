@@ -276,19 +276,7 @@ def _callable(func: Any, out: list[str], seen: set[int]) -> None:
         _callable(func.__func__, out, seen)
         _state(func.__self__, out, seen)
     elif isinstance(func, types.FunctionType):
-        out.append("f")
-        _str(f"{func.__module__}.{func.__qualname__}", out)
-        if "<" in func.__qualname__:  # a lambda or a local function: its code tells it apart
-            _code(func.__code__, out)
-        # else its module and qualified name are its own in a process, and the window
-        # stays one across a deploy that edits it or moves its lines
-        _held(func.__defaults__, out, seen)
-        _held(func.__kwdefaults__, out, seen)
-        for cell in func.__closure__ or ():
-            try:
-                _held(cell.cell_contents, out, seen)
-            except ValueError:  # an empty cell (a name assigned later)
-                out.append("-")
+        _function(func, out, seen)
     elif isinstance(func, type):
         out.append("t")
         _str(f"{func.__module__}.{func.__qualname__}", out)
@@ -300,6 +288,22 @@ def _callable(func: Any, out: list[str], seen: set[int]) -> None:
     else:  # a callable object
         out.append("o")
         _state(func, out, seen)
+
+
+def _function(func: types.FunctionType, out: list[str], seen: set[int]) -> None:
+    out.append("f")
+    _str(f"{func.__module__}.{func.__qualname__}", out)
+    if "<" in func.__qualname__:  # a lambda or a local function: its code tells it apart
+        _code(func.__code__, out)
+    # else its module and qualified name are its own in a process, and the window stays
+    # one across a deploy that edits it or moves its lines
+    _held(func.__defaults__, out, seen)
+    _held(func.__kwdefaults__, out, seen)
+    for cell in func.__closure__ or ():
+        try:
+            _held(cell.cell_contents, out, seen)
+        except ValueError:  # an empty cell (a name assigned later)
+            out.append("-")
 
 
 def _held(value: Any, out: list[str], seen: set[int]) -> None:
