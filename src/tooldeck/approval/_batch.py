@@ -276,7 +276,10 @@ class ToolCallBatch:
         `run_tool_calls` does; a call still pending is answered as declined.
 
         ``context``: for the calls' injected parameters (default: the one the batch was
-        prepared or loaded with). ``media`` as for `run_tool_calls`.
+        prepared or loaded with); each policy is asked again with it about the calls it
+        let through (the context may have changed since). ``media`` as for
+        `run_tool_calls`. Loaded with ``once=``, a batch that has run already (its id
+        claimed) runs none of its calls, answering each that it ran already.
 
         Raises:
             RuntimeError: the batch has run already (a second run would run its calls
@@ -333,17 +336,19 @@ class ToolCallBatch:
     def _start(self, context: Context) -> list[ToolCall]:
         """Mark the batch as run (once only); the calls that run.
 
-        Run with another context than the one its policies saw, a call a policy let
-        through is asked about again with this one: what the policy let pass for one
-        user must not run for another without approval."""
+        A call a policy let through is asked about again, with the run's context: what
+        the policy let pass for one user must not run for another without approval, and
+        the context may be another object, or the same one changed since (a role
+        downgraded, at any depth). No snapshot could tell every such change (a value
+        that cannot be copied, an object changed inside), so the policy is asked again,
+        which costs one call of it per such call."""
         with self._lock:
             if self._ran:
                 raise RuntimeError("this batch has run already; it runs once")
             self._ran = True
-        if context is not self._context:
-            for call in self._calls:
-                if call.status == "ready" and call._gated:
-                    _ask_again(call, context)
+        for call in self._calls:
+            if call.status == "ready" and call._gated:
+                _ask_again(call, context)
         return [(c._call[0], c.name, c._arguments) for c in self._calls if c._runs()]
 
     def _write(
