@@ -4,7 +4,8 @@ Two workers are two registries, each with its own ``UsedBatches`` on the same UR
 own Redis client, as in two processes): the text runs in one of them only, racing or
 not. The id is kept with ``SET NX`` for the batch's expiry plus the clock-skew margin,
 or for good without one. A Redis that does not answer runs nothing (closed). The server
-is a real ``redis-server`` on a free port (tests skip, saying why, where it is missing).
+is a real ``redis-server`` on a free port (tests skip, saying why, where it is missing);
+one test runs the text in a process of its own first (tests/forkserver.py).
 """
 
 from __future__ import annotations
@@ -132,4 +133,41 @@ def test_a_redis_that_does_not_answer_runs_nothing(
         "Error: Tool 'transfer' was not run: whether its batch of calls has run already "
         f"cannot be checked (its storage redis://127.0.0.1:{refusing}/0 did not answer)"
     )
+    assert paid == []
+
+
+CHILD = """
+import json, os
+from tooldeck import ToolRegistry
+from tooldeck.approval import UsedBatches
+
+registry = ToolRegistry()
+paid = []
+
+@registry.tool(requires_approval=True)
+def transfer(amount: int) -> str:
+    paid.append(amount)
+    return f"sent {amount}"
+
+used = UsedBatches(storage=os.environ["URL"])
+key = bytes.fromhex(os.environ["KEY"])
+batch = registry.load_tool_calls(os.environ["BATCH"], key=key, once=used)
+print(json.dumps([batch.run()[0]["content"], paid]))
+"""
+
+
+def test_a_text_run_in_one_process_does_not_run_in_another(
+    redis_url: str, server_forks: Any
+) -> None:
+    import json
+
+    paid: list[int] = []
+    _, text = approved_text(expires_in=60)
+    env = {"BATCH": text, "KEY": KEY.hex(), "URL": redis_url}
+    child = server_forks.run(code=CHILD, env=env, timeout=30)  # a worker of its own
+    assert child.returncode == 0, child.stderr.decode()
+    assert json.loads(child.stdout) == ["sent 100", [100]]
+    registry, used = worker(paid, redis_url)  # this process, the text posted again
+    again = registry.load_tool_calls(text, key=KEY, once=used).run()
+    assert again[0]["content"].startswith(NOT_AGAIN)
     assert paid == []
