@@ -26,6 +26,7 @@ from ._tool_calls import read_tool_calls
 from ._tool_calls_run import check_max_concurrency, native_media, run_calls, run_calls_sync
 from .approval import ToolCallBatch
 from .approval._inline import arun_approved, run_approved
+from .approval._once import Claims
 from .providers import PROVIDERS
 
 __all__ = ["Approve", "Turns", "calls_any", "check_turn"]
@@ -227,7 +228,13 @@ class Turns(NamedCalls):
         return ToolCallBatch._read(self, found, calls, context)
 
     def load_tool_calls(
-        self, text: str | bytes, /, *, key: bytes | None = None, context: Context = None
+        self,
+        text: str | bytes,
+        /,
+        *,
+        key: bytes | None = None,
+        context: Context = None,
+        once: Claims | None = None,
     ) -> ToolCallBatch:
         """A batch from ``batch.to_json()``'s text, read again against this registry.
 
@@ -236,12 +243,18 @@ class Turns(NamedCalls):
         failure. With ``key``, the text must carry a matching signature, and the
         decisions it records stand; without, every call that needs approval is pending
         again. ``context`` is what the calls get when they run (the text holds none).
+        ``once``: a `tooldeck.approval.UsedBatches` (or any store with an atomic
+        ``claim(id, expires) -> bool``): the batch's run claims its id there first, and
+        a batch of that id that has run already answers each call it would run that
+        it ran already, running none.
 
         Raises:
-            ValueError: not a batch's text, or (with ``key``) its signature does not match.
-            TypeError: ``text`` is not a str or bytes, or ``key`` not bytes.
+            ValueError: not a batch's text, its expiry passed, or (with ``key``) its
+                signature does not match.
+            TypeError: ``text`` is not a str or bytes, ``key`` not bytes, or ``once``
+                no store.
         """
-        return ToolCallBatch._load(self, text, key, context)
+        return ToolCallBatch._load(self, text, key, context, once)
 
 
 def check_turn(max_concurrency: object, approve: object) -> None:

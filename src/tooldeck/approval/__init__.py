@@ -7,7 +7,8 @@ A tool defined with ``requires_approval`` (``True``, or a policy ``(arguments, c
   read and validated (a `BatchCall` each), nothing run; decide the pending ones
   (``approve``, ``reject``, ``answer``), then ``run()`` / ``await arun()`` answers every
   call in the provider's format. ``to_json(key=...)`` and
-  ``registry.load_tool_calls(text, key=...)`` carry it across processes or requests.
+  ``registry.load_tool_calls(text, key=...)`` carry it across processes or requests;
+  ``once=UsedBatches()`` there makes the text run once, however often it is loaded.
 * ``registry.run_tool_calls(reply, approve=...)``: decisions inline.
 * Served over MCP, such a tool asks the client by elicitation.
 
@@ -17,6 +18,7 @@ docs/approval.md tells it with examples.
 from __future__ import annotations
 
 from ._batch import ToolCallBatch
+from ._once import UsedBatches
 from ._record import BatchCall, Status
 
-__all__ = ["BatchCall", "Status", "ToolCallBatch"]
+__all__ = ["BatchCall", "Status", "ToolCallBatch", "UsedBatches"]

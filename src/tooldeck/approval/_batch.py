@@ -25,9 +25,10 @@ from tooldeck._tool import Tool
 from tooldeck._tool_calls_run import check_max_concurrency, native_media
 from tooldeck.providers import PROVIDERS
 
+from ._once import aclaim, check_once, claim
 from ._policy import edited, read_call
 from ._record import BatchCall, declined, needs_approval
-from ._text import Decision, dump, parse
+from ._text import Decision, dump, expiry, new_id, parse
 
 __all__ = ["ToolCallBatch", "Turn"]
 
@@ -63,7 +64,18 @@ class ToolCallBatch:
     `arun`) once: the messages to append, every call answered in the reply's order.
     """
 
-    __slots__ = ("_by_id", "_calls", "_context", "_format", "_lock", "_ran", "_registry")
+    __slots__ = (
+        "_by_id",
+        "_calls",
+        "_context",
+        "_expires",
+        "_format",
+        "_id",
+        "_lock",
+        "_once",
+        "_ran",
+        "_registry",
+    )
 
     def __init__(
         self, registry: Turn, format: str | None, calls: list[BatchCall], context: Context
@@ -75,6 +87,9 @@ class ToolCallBatch:
         self._context = context
         self._lock = threading.Lock()
         self._ran = False
+        self._id = new_id()
+        self._expires: float | None = None  # as the text it was loaded from says
+        self._once: Any = None  # the store its run claims its id in (load_tool_calls)
 
     @classmethod
     def _read(
@@ -93,11 +108,18 @@ class ToolCallBatch:
 
     @classmethod
     def _load(
-        cls, registry: Turn, text: str | bytes, key: bytes | None, context: Context
+        cls,
+        registry: Turn,
+        text: str | bytes,
+        key: bytes | None,
+        context: Context,
+        once: Any = None,
     ) -> ToolCallBatch:
         """`to_json`'s text read again against ``registry`` (see ``load_tool_calls``)."""
+        check_once(once)
         parsed = parse(text, key)
         batch = cls._read(registry, parsed.format, parsed.calls, context)
+        batch._id, batch._expires, batch._once = parsed.id, parsed.expires, once
         if [call.id for call in batch._calls] != parsed.ids:
             raise ValueError("not a tool-call batch: its call ids are not the ones it makes")
         for call, decision in zip(batch._calls, parsed.decisions or (), strict=False):
@@ -119,6 +141,12 @@ class ToolCallBatch:
             self._approve(call, decision.edited if decision.has_edits else None)
 
     # -- what it holds ------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The batch's own id: random, unguessable, the same in its text and in every
+        batch loaded from it (to record in a store of yours that it has run)."""
+        return self._id
 
     @property
     def calls(self) -> tuple[BatchCall, ...]:
@@ -211,23 +239,28 @@ class ToolCallBatch:
 
     # -- as text ------------------------------------------------------------------------
 
-    def to_json(self, key: bytes | None = None) -> str:
+    def to_json(self, key: bytes | None = None, *, expires_in: float | None = None) -> str:
         """The batch as JSON text, for ``registry.load_tool_calls`` in another process or
-        request: the calls and the decisions so far, never a context value.
+        request: its id, the calls and the decisions so far, never a context value.
 
         Decisions in the text count only when it is signed: with ``key`` (bytes kept
         secret on the server), the text carries an HMAC that loading with the same key
         checks. Unsigned text loads with every call that needs approval pending again.
 
+        ``expires_in``: seconds (wall time) after which the text no longer loads; by
+        default the expiry of the text the batch was loaded from, if any.
+
         Raises:
             RuntimeError: the batch has run (its text would run its calls again).
-            TypeError: ``key`` is not bytes.
-            ValueError: ``key`` is empty, or the reply's arguments are not JSON.
+            TypeError: ``key`` is not bytes, or ``expires_in`` not a number.
+            ValueError: ``key`` is empty, ``expires_in`` not positive, or the reply's
+                arguments are not JSON.
         """
+        expires = self._expires if expires_in is None else expiry(expires_in)
         with self._lock:
             if self._ran:
                 raise RuntimeError("this batch has run: its text would run its calls again")
-            return dump(self._format, self._calls, key)
+            return dump(self._format, self._calls, key, self._id, expires)
 
     # -- running ------------------------------------------------------------------------
 
@@ -243,7 +276,10 @@ class ToolCallBatch:
         `run_tool_calls` does; a call still pending is answered as declined.
 
         ``context``: for the calls' injected parameters (default: the one the batch was
-        prepared or loaded with). ``media`` as for `run_tool_calls`.
+        prepared or loaded with); each policy is asked again with it about the calls it
+        let through (the context may have changed since). ``media`` as for
+        `run_tool_calls`. Loaded with ``once=``, a batch that has run already (its id
+        claimed) runs none of its calls, answering each that it ran already.
 
         Raises:
             RuntimeError: the batch has run already (a second run would run its calls
@@ -269,11 +305,14 @@ class ToolCallBatch:
         format = self._format
         if format is None:  # a reply without calls
             return []
-        results = (
-            self._registry._turn_results_sync(format, runs, context, max_concurrency)
-            if runs
-            else []
-        )
+        once = self._once
+        refused = claim(once, self._id, self._expires) if runs and once is not None else None
+        if refused is not None:
+            results = _not_run(runs, refused)
+        elif runs:
+            results = self._registry._turn_results_sync(format, runs, context, max_concurrency)
+        else:
+            results = []
         return self._write(format, results, native, nobody_asked)
 
     async def _run(
@@ -284,27 +323,32 @@ class ToolCallBatch:
         format = self._format
         if format is None:
             return []
-        results = (
-            await self._registry._turn_results(format, runs, context, max_concurrency)
-            if runs
-            else []
-        )
+        once = self._once
+        refused = await aclaim(once, self._id, self._expires) if runs and once is not None else None
+        if refused is not None:
+            results = _not_run(runs, refused)
+        elif runs:
+            results = await self._registry._turn_results(format, runs, context, max_concurrency)
+        else:
+            results = []
         return self._write(format, results, native, nobody_asked)
 
     def _start(self, context: Context) -> list[ToolCall]:
         """Mark the batch as run (once only); the calls that run.
 
-        Run with another context than the one its policies saw, a call a policy let
-        through is asked about again with this one: what the policy let pass for one
-        user must not run for another without approval."""
+        A call a policy let through is asked about again, with the run's context: what
+        the policy let pass for one user must not run for another without approval, and
+        the context may be another object, or the same one changed since (a role
+        downgraded, at any depth). No snapshot could tell every such change (a value
+        that cannot be copied, an object changed inside), so the policy is asked again,
+        which costs one call of it per such call."""
         with self._lock:
             if self._ran:
                 raise RuntimeError("this batch has run already; it runs once")
             self._ran = True
-        if context is not self._context:
-            for call in self._calls:
-                if call.status == "ready" and call._gated:
-                    _ask_again(call, context)
+        for call in self._calls:
+            if call.status == "ready" and call._gated:
+                _ask_again(call, context)
         return [(c._call[0], c.name, c._arguments) for c in self._calls if c._runs()]
 
     def _write(
@@ -329,6 +373,11 @@ def _ask_again(call: BatchCall, context: Context) -> None:
         call._settle("failed", needs_approval(call.name))
     elif again.status != "ready":
         call._settle("failed", again.message)
+
+
+def _not_run(runs: list[ToolCall], why: str) -> list[ToolResult]:
+    """The answers of calls that do not run after all (their batch ran already...)."""
+    return [ToolResult.fail(f"Tool '{clip(name)}' was not run: {why}") for _, name, _ in runs]
 
 
 def _id(id: object) -> str:

@@ -8,6 +8,12 @@ only as trustworthy as where it was kept, so its decisions count only when it is
 text whose signature does not match. Loaded without a key, its decisions are dropped
 and every call that needs approval waits again.
 
+Each batch has an id of its own (random, unguessable), in the text so that a run can
+be recorded against it (`_once`); text written before ids existed gets one made from its
+calls. ``expires`` (seconds since the epoch, on the writer's wall clock) makes the text
+refuse to load from then on, on the loader's clock: the processes' clocks must agree
+(NTP), and signed, neither the id nor the expiry can be changed.
+
 Reading is strict: anything but a batch this module wrote (a duplicate key, an unknown
 field, a status that does not exist) is a ``ValueError``.
 """
@@ -17,6 +23,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
+import re
+import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +37,13 @@ from tooldeck.providers import PROVIDERS
 
 from ._record import STATUSES, BatchCall
 
-__all__ = ["Decision", "Parsed", "dump", "parse"]
+__all__ = ["Decision", "Parsed", "dump", "expiry", "new_id", "parse"]
 
 KIND = "tooldeck.tool_call_batch"
 VERSION = 1
-_TOP = frozenset({"kind", "version", "format", "calls", "signature"})
+_TOP = frozenset({"kind", "version", "id", "expires", "format", "calls", "signature"})
+_clock = time.time  # wall time: an expiry is compared across processes (tests set it)
+_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _REQUIRED = frozenset({"id", "call_id", "name", "arguments", "status"})
 _CALL = _REQUIRED | {"message", "edited"}
 _NO_EDIT: Any = object()
@@ -53,15 +65,43 @@ class Decision:
 @dataclass(frozen=True)
 class Parsed:
     """What a batch's text holds: the reply's format and calls, the batch's ids, and the
-    decisions (``None``: the text was not signed, or loaded without a key)."""
+    decisions (``None``: the text was not signed, or loaded without a key); the batch's
+    own id, and its expiry (seconds since the epoch) or ``None``."""
 
     format: str | None
     calls: list[ToolCall]
     ids: list[str]
     decisions: list[Decision] | None
+    id: str
+    expires: float | None
 
 
-def dump(format: str | None, calls: Sequence[BatchCall], key: bytes | None) -> str:
+def new_id() -> str:
+    """A batch's id: 128 random bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def expiry(expires_in: Any) -> float:
+    """The wall time ``expires_in`` seconds from now.
+
+    Raises:
+        TypeError: ``expires_in`` is not a number.
+        ValueError: it is not a positive, finite number.
+    """
+    if isinstance(expires_in, bool) or not isinstance(expires_in, (int, float)):
+        raise TypeError(f"expires_in must be a number of seconds, not {clip(expires_in)}")
+    if not (math.isfinite(expires_in) and expires_in > 0):
+        raise ValueError(f"expires_in must be a positive number of seconds, not {expires_in!r}")
+    return _clock() + float(expires_in)
+
+
+def dump(
+    format: str | None,
+    calls: Sequence[BatchCall],
+    key: bytes | None,
+    id: str,
+    expires: float | None,
+) -> str:
     """The batch as JSON text, with an HMAC when ``key`` is given."""
     records = []
     for call in calls:
@@ -80,7 +120,10 @@ def dump(format: str | None, calls: Sequence[BatchCall], key: bytes | None) -> s
         if call.status == "approved" and call._arguments is not arguments:
             record["edited"] = call._arguments
         records.append(record)
-    payload = {"kind": KIND, "version": VERSION, "format": format, "calls": records}
+    payload: dict[str, Any] = {"kind": KIND, "version": VERSION, "id": id}
+    if expires is not None:
+        payload["expires"] = expires
+    payload |= {"format": format, "calls": records}
     try:  # as a reader will see it (tuples as lists...), so the signature matches there
         payload = json.loads(json.dumps(payload))
     except (TypeError, ValueError) as exc:
@@ -108,17 +151,8 @@ def parse(text: str | bytes, key: bytes | None) -> Parsed:
         raise ValueError("not a tool-call batch: nested too deep") from None
     signature = _check_top(data)
     if checked is not None:
-        if not isinstance(signature, str):
-            raise ValueError("the batch is not signed: load it without a key, or sign it")
-        try:
-            given = bytes.fromhex(signature)
-        except ValueError:
-            given = b""
-        if not hmac.compare_digest(given, bytes.fromhex(_sign(checked, data))):
-            raise ValueError(
-                "the batch's signature does not match: the text was changed, "
-                "or signed with another key"
-            )
+        _verify(checked, signature, data)
+    expires = _check_expiry(data.get("expires"))
     format, records = data["format"], data["calls"]
     for record in records:
         _check_call(record, format)
@@ -129,7 +163,34 @@ def parse(text: str | bytes, key: bytes | None) -> Parsed:
         decisions = [
             Decision(r["status"], r.get("message"), r.get("edited", _NO_EDIT)) for r in records
         ]
-    return Parsed(format, calls, ids, decisions)
+    id = data.get("id")
+    if id is None:  # text written before ids: one made from its calls, the same each time
+        made = json.dumps([format, calls], sort_keys=True, ensure_ascii=True)
+        id = "v1-" + hashlib.sha256(made.encode("ascii")).hexdigest()[:32]
+    return Parsed(format, calls, ids, decisions, id, expires)
+
+
+def _check_expiry(expires: Any) -> float | None:
+    """The text's expiry, refused once passed (on this process's clock)."""
+    if expires is None:
+        return None
+    now = _clock()
+    if now >= expires:
+        raise ValueError(f"the batch expired {now - expires:.0f} s ago: it can no longer be loaded")
+    return float(expires)
+
+
+def _verify(key: bytes, signature: Any, data: dict[str, Any]) -> None:
+    if not isinstance(signature, str):
+        raise ValueError("the batch is not signed: load it without a key, or sign it")
+    try:
+        given = bytes.fromhex(signature)
+    except ValueError:
+        given = b""
+    if not hmac.compare_digest(given, bytes.fromhex(_sign(key, data))):
+        raise ValueError(
+            "the batch's signature does not match: the text was changed, or signed with another key"
+        )
 
 
 def _sign(key: bytes, payload: dict[str, Any]) -> str:
@@ -160,6 +221,12 @@ def _check_top(data: Any) -> Any:
         raise ValueError("not a tool-call batch (to_json's text)")
     if data.get("version") != VERSION or not set(data) <= _TOP:
         raise ValueError(f"not a tool-call batch of version {VERSION}")
+    id, expires = data.get("id"), data.get("expires")
+    if not (id is None or (isinstance(id, str) and _ID.fullmatch(id))) or not (
+        expires is None
+        or (type(expires) in (int, float) and math.isfinite(expires) and expires > 0)
+    ):
+        raise ValueError("not a tool-call batch: its id or expiry is not one")
     format, calls = data.get("format"), data.get("calls")
     if not isinstance(calls, list) or not (
         (format is None and not calls) or (isinstance(format, str) and format in PROVIDERS)

@@ -23,6 +23,7 @@ from tooldeck._tool_calls_run import native_media
 from tooldeck._turns import Approve, calls_any, check_turn
 from tooldeck.approval import ToolCallBatch
 from tooldeck.approval._inline import arun_approved, run_approved
+from tooldeck.approval._once import Claims
 from tooldeck.providers import PROVIDERS
 
 from ._defer import SEARCH_TOOLS, Defer, defer_key, deferred_names, search_tool
@@ -231,10 +232,16 @@ class ToolSearch:
         return ToolCallBatch._read(self._turn, self._format, calls, context)
 
     def load_tool_calls(
-        self, text: str | bytes, /, *, key: bytes | None = None, context: Context = None
+        self,
+        text: str | bytes,
+        /,
+        *,
+        key: bytes | None = None,
+        context: Context = None,
+        once: Claims | None = None,
     ) -> ToolCallBatch:
         """``registry.load_tool_calls`` for this conversation (its ``search_tools``)."""
-        return ToolCallBatch._load(self._turn, text, key, context)
+        return ToolCallBatch._load(self._turn, text, key, context, once)
 
     def _calls(self, reply: Any, max_concurrency: int | None, approve: Any) -> list[ToolCall]:
         check_turn(max_concurrency, approve)
