@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,7 +21,16 @@ from ._call import Call
 from ._dual import DualMiddleware
 from ._keys import callable_text
 
-__all__ = ["Builtin", "Key", "KeyReader", "Selection", "check_number", "key_failure", "names"]
+__all__ = [
+    "Builtin",
+    "Key",
+    "KeyReader",
+    "Selection",
+    "check_number",
+    "in_a_loop",
+    "key_failure",
+    "names",
+]
 
 Key = Callable[[Call], Any]
 
@@ -179,6 +189,16 @@ class Builtin(DualMiddleware):
     def __repr__(self) -> str:
         shown = [s for s in (*self._settings(), self._selection.settings()) if s]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def in_a_loop() -> bool:
+    """Whether this thread runs an event loop (a sync call made from a coroutine): a sync
+    middleware that waits here would block every other task of that loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def key_failure(middleware: str, call: Call, exc: BaseException) -> ToolResult:
