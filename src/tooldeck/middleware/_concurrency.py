@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 from tooldeck._result import ToolResult, clip, type_name
 
 from ._call import Call
+from ._keys import key_text
 from ._select import Builtin, Key, KeyReader, in_a_loop, key_failure
 
 __all__ = ["ConcurrencyLimit"]
@@ -202,7 +203,7 @@ class ConcurrencyLimit(Builtin):
 
     def running(self, key: Any = None) -> int:
         """How many calls hold a slot now (of the pool of ``key``'s value)."""
-        return self._pools.running(key)
+        return self._pools.running(None if key is None else key_text(key))
 
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
         if not self._selection.chooses(call):
