@@ -21,8 +21,9 @@ is compared with the floor of the same round, so the targets hold on any machine
 
 A second table (`run_builtins`) gives what the built-in middleware cost per call, on
 the same rounds' plain registry: a `ConcurrencyLimit` with a free slot (sync and
-async), an answer from `Cache` (an int; ten rows, which it copies for each caller), and
-a built-in passing over a tool it does not choose.
+async), an answer from `Cache` (an int; ten rows, which it copies for each caller),
+a built-in passing over a tool it does not choose, and a `RateLimit` and a
+`ConcurrencyLimit` keyed by a context value (a user).
 No target: the figures are for docs/middleware.md's readers.
 """
 
@@ -153,10 +154,18 @@ def run_builtins(timer: Timer) -> dict[str, dict[str, float]]:
     limited = registry(ConcurrencyLimit(1_000))
     cached = registry(Cache(3600, tools=["add", "aadd", "rows"]))
     passed = registry(RateLimit(1, 3600, tools="other"))
+    per_user = registry(RateLimit(10**9, 1, key="user"))
+    pools_per_user = registry(ConcurrencyLimit(1_000, key="user"))
     args = fn.CALL_ARGS
+    user = {"user": "u-42"}
 
     def sync(face: Any) -> Call:
         return Call("ct('add', args)", {"ct": face.call_tool, "args": args})
+
+    def by_user(face: Any) -> Call:
+        return Call(
+            "ct('add', args, context=user)", {"ct": face.call_tool, "args": args, "user": user}
+        )
 
     def asynced(face: Any) -> Call:
         return Call("ct('aadd', args)", {"ct": face.async_call_tool, "args": args}, is_async=True)
@@ -173,6 +182,11 @@ def run_builtins(timer: Timer) -> dict[str, dict[str, float]]:
             Call("ct('rows', {'n': 10})", {"ct": cached.call_tool}),
         ),
         "call_tool, RateLimit on other tools (passed over)": (sync(plain), sync(passed)),
+        "call_tool, RateLimit per user (a token free)": (by_user(plain), by_user(per_user)),
+        "call_tool, ConcurrencyLimit per user (a slot free)": (
+            by_user(plain),
+            by_user(pools_per_user),
+        ),
     }
     measured: dict[str, dict[str, float]] = {}
     for label, (without, with_one) in cases.items():

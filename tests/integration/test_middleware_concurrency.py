@@ -18,6 +18,7 @@ import pytest
 
 from tooldeck import ToolRegistry
 from tooldeck.middleware import ConcurrencyLimit
+from tooldeck.middleware._keys import key_text
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -221,7 +222,7 @@ def test_a_sync_caller_waits_its_turn_in_order() -> None:
         target=registry.call_tool, args=("step", {"label": "b"}), kwargs={"context": {"user": 1}}
     )
     second.start()
-    while limit._pools.waiters.get(1) is None:  # b is queued behind a
+    while limit._pools.waiters.get(key_text(1)) is None:  # b is queued behind a
         time.sleep(0.001)
     assert order == ["a", "x"]
     release.set()
@@ -304,3 +305,40 @@ def test_a_waiter_whose_event_loop_closed_is_skipped() -> None:
     assert limit.running() == 0 and None not in pools.waiters
     assert registry.call_tool("quick", {"i": 2}) == 2
     waiting._log_destroy_pending = False  # (a task left pending on purpose)
+
+
+def test_key_values_a_dict_holds_as_one_are_pools_of_their_own() -> None:
+    """1, 1.0 and True are three callers (as `RateLimit` counts them, in the process and
+    in Redis alike), not one pool."""
+    limit = ConcurrencyLimit(1, key="user")
+    registry = ToolRegistry(middleware=[limit])
+    inside = threading.Event()
+    release = threading.Event()
+
+    @registry.tool
+    def step(label: str) -> str:
+        if label == "hold":
+            inside.set()
+            release.wait(10)
+        return label
+
+    holder = threading.Thread(
+        target=registry.call_tool, args=("step", {"label": "hold"}), kwargs={"context": {"user": 1}}
+    )
+    holder.start()
+    try:
+        assert inside.wait(10)
+
+        async def others() -> list[Any]:
+            calls = [
+                registry.async_call_tool("step", {"label": str(user)}, context={"user": user})
+                for user in (1.0, True)
+            ]
+            return list(await asyncio.wait_for(asyncio.gather(*calls), 10))
+
+        assert asyncio.run(others()) == ["1.0", "True"]  # neither waited for user 1
+        assert limit.running(1) == 1 and limit.running(1.0) == 0 and limit.running(True) == 0
+    finally:
+        release.set()
+        holder.join(10)
+    assert limit.running(1) == 0

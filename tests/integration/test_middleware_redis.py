@@ -348,3 +348,32 @@ def test_key_values_of_two_classes_of_one_name_are_two_callers(url: str) -> None
         "Error: Rate limit"
     )
     assert runs == ["billing", "support"]
+
+
+# Key values a dict holds as one (1 == 1.0 == True, 0.0 == -0.0) or that print alike in
+# another process's order (a frozenset of str): who is throttled with whom must not
+# change when a deployment moves its limit from the process to Redis.
+KEY_VALUES = [1, 1.0, True, "1", 0, 0.0, -0.0, False, None, (1, "a"), frozenset({"x", "y"})]
+
+
+def throttled(registry: ToolRegistry, values: list[Any]) -> list[bool]:
+    """For each value in turn: whether a call keyed by it was refused."""
+    refused = []
+    for value in values:
+        answer = registry.call_tool("lookup", {"key": "k"}, context={"user": value})
+        refused.append(isinstance(answer, str) and answer.startswith("Error: Rate limit"))
+    return refused
+
+
+def test_in_process_and_redis_limits_throttle_the_same_callers_together(url: str) -> None:
+    from tooldeck.middleware import RateLimit
+
+    in_process = worker([RateLimit(1, per=60, key="user")], [])
+    in_redis = worker([RateLimit(1, per=60, key="user", storage=url)], [])
+    values = [*KEY_VALUES, *KEY_VALUES]  # each once more: now refused, in both
+    assert throttled(in_process, values) == throttled(in_redis, values)
+    assert throttled(worker([RateLimit(1, per=60, key="user")], []), [1, 1.0, True]) == [
+        False,
+        False,
+        False,
+    ]  # three callers, as in Redis

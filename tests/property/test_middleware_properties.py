@@ -92,3 +92,33 @@ def test_run_tool_calls_answers_as_without_middleware(name: str, args: Any, chai
     ]
     expected = REGISTRY.run_tool_calls(reply, context={"user": "ann"})
     assert CHAINED[chain].run_tool_calls(reply, context={"user": "ann"}) == expected
+
+
+_KEY_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from([0.0, -0.0, 1.0, 2.0, float("nan")]),
+    st.sampled_from(["", "1", "0", "True", "a"]),
+)
+_KEY_VALUES = st.one_of(_KEY_SCALARS, st.tuples(_KEY_SCALARS, _KEY_SCALARS))
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=_KEY_VALUES, second=_KEY_VALUES)
+def test_in_process_rate_limit_buckets_are_the_key_texts_redis_keeps(
+    first: Any, second: Any
+) -> None:
+    """Two key values share an in-process bucket exactly when they share Redis's window
+    (the key text `RedisRates` is given), so moving to Redis throttles the same callers."""
+    from tooldeck.middleware import RateLimit
+    from tooldeck.middleware._keys import key_text
+
+    registry = ToolRegistry(middleware=[RateLimit(1, per=3600, key="user")])
+    registry.tool(lambda: "ok", name="ping")
+    assert registry.call_tool("ping", context={"user": first}) == "ok"
+    second_answer = registry.call_tool("ping", context={"user": second})
+    one_caller = (first is None and second is None) or (
+        first is not None and second is not None and key_text(first) == key_text(second)
+    )
+    assert (second_answer != "ok") is one_caller

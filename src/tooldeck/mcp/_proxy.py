@@ -42,7 +42,7 @@ from tooldeck.errors import ToolDefinitionError
 from . import _loop
 from ._extra import logger
 from ._results import error_text, media_value, output_problems, to_value
-from ._session import LogSink, RemoteFailure, Session, log_sink
+from ._session import LogSink, RemoteFailure, RemoteTimeout, Session, log_sink
 
 if TYPE_CHECKING:
     import mcp_types
@@ -264,9 +264,7 @@ class ProxyTool(Tool[..., Any]):
         try:
             return _loop.call_sync(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
-            return RemoteFailure(
-                f"did not answer in time ({exc})", server=self.session.server, timed_out=True
-            )
+            return RemoteTimeout(f"did not answer in time ({exc})", server=self.session.server)
         finally:  # the caller's own reporter: nothing reaches it after the answer
             if type(progress) is CallProgress:
                 progress.finish()
@@ -276,9 +274,7 @@ class ProxyTool(Tool[..., Any]):
             # (the served call's log sink is read here: the MCP loop has other context)
             reply = await _loop.call(self._ask(args, progress, log_sink()), self._bound)
         except TimeoutError as exc:
-            reply = RemoteFailure(
-                f"did not answer in time ({exc})", server=self.session.server, timed_out=True
-            )
+            reply = RemoteTimeout(f"did not answer in time ({exc})", server=self.session.server)
         except BaseException:  # cancelled: the caller's reporter ends at once
             if type(progress) is CallProgress:
                 progress.end()

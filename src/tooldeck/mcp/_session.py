@@ -34,6 +34,7 @@ from tooldeck._threads import CallTimeout
 
 from . import _loop, _processes
 from ._extra import logger
+from ._failures import HTTP_STATUSES, RemoteFailure, RemoteTimeout, failure_kind
 
 if TYPE_CHECKING:
     import fastmcp
@@ -48,6 +49,7 @@ __all__ = [
     "PING_GRACE",
     "LogSink",
     "RemoteFailure",
+    "RemoteTimeout",
     "Session",
     "log_sink",
     "trace_meta",
@@ -90,25 +92,6 @@ class _Call:
 _CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "tooldeck_mcp_call", default=None
 )
-
-
-class RemoteFailure(Exception):
-    """A request its server did not answer: a transport or protocol failure, a timeout.
-
-    ``str()`` names the server and says what happened.
-
-    Attributes:
-        server: The server, as `describe` names it (``None``: the failure is local):
-            never a command line, a secret or a local path.
-        reason: What happened (``"did not answer ... within 3 seconds"``).
-        timed_out: Whether the timeout fired.
-    """
-
-    def __init__(self, reason: str, *, server: str | None = None, timed_out: bool = False) -> None:
-        super().__init__(reason if server is None else f"MCP server {server} {reason}")
-        self.server = server
-        self.reason = reason
-        self.timed_out = timed_out
 
 
 class Session:
@@ -221,12 +204,14 @@ class Session:
         mark = _processes.new_mark()
         client = new_client(self.transport, self.server, self.refusals, mark, self.on_log)
         mark = mark if starts_processes(client) else ""  # nothing to look for otherwise
+        statuses: list[int] = []
+        HTTP_STATUSES.set(statuses)  # (this task's own context: the opening's answers)
         try:
             await self._bounded(client.__aenter__(), "open a session")  # type: ignore[no-untyped-call]
         except BaseException as exc:
             self._close_later(client, mark, HURRY)  # stops a server process it may have started
             if isinstance(exc, Exception) and not isinstance(exc, RemoteFailure):
-                raise self._failure("open a session", exc) from exc
+                raise self._failure("open a session", exc, statuses) from exc
             raise
         self._client, self._mark = client, mark
         return client
@@ -239,7 +224,7 @@ class Session:
             tools = await client.list_tools()
         except Exception as exc:
             await self._after_failure(client, _PING_LIMIT)
-            raise self._failure("list its tools", exc) from exc
+            raise self._failure("list its tools", exc, []) from exc
         rejected = list(getattr(client.session, "rejected", []))
         return tools, rejected
 
@@ -262,6 +247,8 @@ class Session:
         call = _Call(self, logs)
         self._calls.append(call)
         marked = _CALL.set(call)  # after `_connected`: the session's own tasks carry none
+        statuses: list[int] = []
+        counted = HTTP_STATUSES.set(statuses)  # this call's HTTP answers (its POSTs' context)
         try:
             session = client.session
             if as_task and isinstance(session, GatewaySession):  # (it always is: `new_client`)
@@ -276,8 +263,9 @@ class Session:
                     f"failed to answer a call of {name!r}: {refusals.describe()}",
                     server=self.server,
                 ) from exc
-            raise self._failure(f"answer a call of {name!r}", exc) from exc
+            raise self._failure(f"answer a call of {name!r}", exc, statuses) from exc
         finally:
+            HTTP_STATUSES.reset(counted)
             _CALL.reset(marked)
             call.ended = True
             self._calls.remove(call)
@@ -291,16 +279,19 @@ class Session:
         except CallTimeout:
             if client is not None:
                 await self._after_failure(client, PING_GRACE)
-            raise RemoteFailure(
-                f"did not {what} within {self.timeout:g} seconds",
-                server=self.server,
-                timed_out=True,
+            raise RemoteTimeout(
+                f"did not {what} within {self.timeout:g} seconds", server=self.server
             ) from None
 
-    def _failure(self, what: str, exc: BaseException) -> RemoteFailure:
+    def _failure(self, what: str, exc: BaseException, statuses: list[int]) -> RemoteFailure:
+        """The failure ``exc`` makes: a `RemoteUnreachable` or a `RemoteTimeout` when the
+        transport failed (`failure_kind`), so `Retry` can match it."""
         text = self.redact(str(exc).strip())  # a library's words may quote a secret
         reason = text.splitlines()[0] if text else type(exc).__name__
-        return RemoteFailure(f"failed to {what}: {reason}", server=self.server)
+        kind = failure_kind(exc, statuses)
+        if kind is RemoteTimeout:
+            return RemoteTimeout(f"failed to {what}: {reason}", server=self.server)
+        return kind(f"failed to {what}: {reason}", server=self.server)
 
     # -- failures and closing ---------------------------------------------------------------
 

@@ -50,6 +50,7 @@ from mcp_types import methods
 from pydantic import ValidationError
 
 from ._extra import logger
+from ._failures import HTTP_STATUSES
 from ._processes import mark_env
 
 __all__ = [
@@ -191,7 +192,13 @@ class Refusals:
         return f"it answered HTTP {self.status} {what}: {sent}"
 
     async def record(self, response: httpx2.Response) -> None:
-        if response.status_code not in (401, 403):
+        status = response.status_code
+        if status >= 500:  # told to the request in flight here (`tooldeck.mcp._failures`)
+            statuses = HTTP_STATUSES.get()
+            if statuses is not None and len(statuses) < 8:  # (a stream's: a few do)
+                statuses.append(status)
+            return
+        if status not in (401, 403):
             return
         self.count += 1
         self.status = response.status_code

@@ -39,7 +39,8 @@ from typing import Any, TypeVar
 from tooldeck._result import ToolResult, clip, type_name
 
 from ._call import Call
-from ._select import Builtin, Key, KeyReader, key_failure
+from ._keys import key_text
+from ._select import Builtin, Key, KeyReader, in_a_loop, key_failure
 
 __all__ = ["ConcurrencyLimit"]
 
@@ -96,15 +97,6 @@ class _AsyncWaiter(_Waiter):
             self.granted = False
             return False
         return True
-
-
-def _in_a_loop() -> bool:
-    """Whether this thread runs an event loop (this sync call came from a coroutine)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -211,7 +203,7 @@ class ConcurrencyLimit(Builtin):
 
     def running(self, key: Any = None) -> int:
         """How many calls hold a slot now (of the pool of ``key``'s value)."""
-        return self._pools.running(key)
+        return self._pools.running(None if key is None else key_text(key))
 
     def __call__(self, call: Call, call_next: Callable[[Call], ToolResult]) -> ToolResult:
         if not self._selection.chooses(call):
@@ -228,7 +220,7 @@ class ConcurrencyLimit(Builtin):
             return call_next(call)
         waiter = pools.take(key, _Waiter)
         if waiter is not None:
-            if _in_a_loop():  # waiting would block it: a sync call made from a coroutine
+            if in_a_loop():  # waiting would block it: a sync call made from a coroutine
                 pools.leave(key, waiter)
                 return ToolResult.fail(
                     f"ConcurrencyLimit: no slot is free for tool '{clip(call.name)}', and this "

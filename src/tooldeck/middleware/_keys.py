@@ -27,7 +27,7 @@ from typing import Any
 
 import pydantic
 
-__all__ = ["call_text", "callable_text"]
+__all__ = ["call_text", "callable_text", "key_text"]
 
 Write = Callable[[Any, list[str]], None]
 
@@ -46,6 +46,27 @@ def call_text(arguments: dict[str, Any], vary: dict[str, Any]) -> str:
             _str(name, out)
             _write(part[name], out)
         out.append("}")
+    return "".join(out)
+
+
+def key_text(value: Any) -> str:
+    """A ``key=`` value of `RateLimit` or `ConcurrencyLimit` as the text naming its
+    bucket or pool, in the process and in Redis alike, so moving a limit to Redis does
+    not change who is throttled with whom: ``1``, ``1.0`` and ``True`` are three
+    callers (one to a dict), ``0.0`` and ``-0.0`` two, a set is the same text in every
+    process. A value with no exact text (an object of a class of the caller's, a NaN)
+    is its class and its ``str``.
+    """
+    kind = value.__class__
+    if kind is str:  # the usual keys (a user, a tenant, an id): inline, as `_write`
+        return f"s{len(value)}:{value}"
+    if kind is int:
+        return f"i{value:x};"
+    out: list[str] = []
+    try:
+        (_EXACT.get(kind) or _other(value))(value, out)
+    except (TypeError, ValueError):
+        return f"{kind.__module__}.{kind.__qualname__}:{value}"
     return "".join(out)
 
 

@@ -105,31 +105,21 @@ class RedisRates:
         self.limiter = MovingWindowRateLimiter(storage)
         self.item = RateLimitItemPerSecond(calls, int(per), namespace=name)
 
-    def take(self, key: Any) -> float:
-        """Take a call from the window: 0.0, or the seconds until one is free.
+    def take(self, key: str | None) -> float:
+        """Take a call from the window of ``key`` (a key value's `key_text`, or None):
+        0.0, or the seconds until one is free.
 
         Raises:
             Exception: Redis did not answer (within `TIMEOUT`).
         """
-        ident = _ident(key)
+        ident = "-" if key is None else key
         if self.limiter.hit(self.item, ident):
             return 0.0
         reset = self.limiter.get_window_stats(self.item, ident).reset_time
         return max(reset - time.time(), 0.001)
 
-    async def atake(self, key: Any) -> float:
+    async def atake(self, key: str | None) -> float:
         return await to_thread(self.take, key)
-
-
-def _ident(key: Any) -> str:
-    """A key value as part of a Redis key: its type and text (``1`` is not ``"1"``; a
-    class outside the built-ins by its module too: two classes ``Tier`` are two)."""
-    if key is None:
-        return "-"
-    kind = type(key)
-    if kind.__module__ == "builtins":
-        return f"{kind.__name__}:{key}"
-    return f"{kind.__module__}.{kind.__qualname__}:{key}"
 
 
 class RedisAnswers:

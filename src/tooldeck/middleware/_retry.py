@@ -5,12 +5,16 @@ tool ran never is — invalid arguments (a pydantic ``ValidationError``, or tool
 words for a schema tool), a missing context value, a disabled tool —, nor a failure
 with no exception (a middleware's refusal, a ``ToolResult.fail`` the tool returned).
 Waiting between attempts sleeps the caller's thread on a sync face, and awaits on an
-async face (the event loop keeps running).
+async face (the event loop keeps running). A sync face called where an event loop runs
+(from a coroutine, or an async tool calling ``call_tool`` on tooldeck's loop) never
+sleeps: that would freeze the loop's other tasks. There a retry that has to wait is not
+made; the last attempt's failure is the answer, and a warning says to use an async face.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import threading
 import time
@@ -18,10 +22,10 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from pydantic_core import ValidationError
 
-from tooldeck._result import CallFailure, ToolResult, type_name
+from tooldeck._result import CallFailure, ToolResult, clip, type_name
 
 from ._call import Call
-from ._select import Builtin, check_number
+from ._select import Builtin, check_number, in_a_loop
 
 __all__ = ["Retry"]
 
@@ -33,6 +37,8 @@ _NEVER = (ValidationError, CallFailure)
 # The longest wait: what a thread can sleep (a longer one raises OverflowError), some
 # 292 years, as good as forever (a backoff doubled past it, or a callable's).
 MAX_WAIT = threading.TIMEOUT_MAX
+
+logger = logging.getLogger("tooldeck")
 
 # Looked up at each wait, so tests can replace them.
 _sleep = time.sleep
@@ -114,8 +120,19 @@ class Retry(Builtin):
             if wait is None:
                 return result
             if wait > 0:
+                if in_a_loop():  # a sync call from a coroutine: sleeping would block its loop
+                    self._no_wait_here(call)
+                    return result
                 _sleep(wait)
             attempt += 1
+
+    def _no_wait_here(self, call: Call) -> None:
+        logger.warning(
+            "Retry did not call tool '%s' again: it was called through a sync face inside "
+            "a running event loop, which waiting between attempts would block; call it "
+            "through an async face (await async_call_tool or execute) to have it retried",
+            clip(call.name),
+        )
 
     async def acall(
         self, call: Call, call_next: Callable[[Call], Awaitable[ToolResult]]

@@ -3,13 +3,15 @@
 * `Selection`: ``tools=`` / ``tags=``, the tools a built-in applies to. A call of a tool
   not chosen goes straight to ``call_next``: one set lookup, one disjointness test.
 * `KeyReader`: ``key=`` of `RateLimit` and `ConcurrencyLimit`, a context key or a
-  callable of the `Call`, read into the value that names a bucket or a pool.
+  callable of the `Call`, read into the text that names a bucket or a pool
+  (`tooldeck.middleware._keys.key_text`: the same in the process and in Redis).
 * `Builtin`: their base, a `DualMiddleware` (a sync form and an async form, each run
   inline by its kind of face) with a ``repr`` of its settings.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,9 +20,18 @@ from tooldeck._result import ToolResult, clip, failure_text, outside_text, type_
 
 from ._call import Call
 from ._dual import DualMiddleware
-from ._keys import callable_text
+from ._keys import callable_text, key_text
 
-__all__ = ["Builtin", "Key", "KeyReader", "Selection", "check_number", "key_failure", "names"]
+__all__ = [
+    "Builtin",
+    "Key",
+    "KeyReader",
+    "Selection",
+    "check_number",
+    "in_a_loop",
+    "key_failure",
+    "names",
+]
 
 Key = Callable[[Call], Any]
 
@@ -97,8 +108,10 @@ class KeyReader:
         self.key = key
         self.read: Key | None = _context_key(key) if isinstance(key, str) else key
 
-    def __call__(self, call: Call) -> Any:
-        """The call's key value (``None`` when the context lacks the key).
+    def __call__(self, call: Call) -> str | None:
+        """The text of the call's key value (`key_text`), what names its bucket or pool
+        in the process and in a shared storage alike; ``None`` when there is no value
+        (no ``key=``, the context lacks the key, or the callable returned ``None``).
 
         Raises:
             Exception: what the callable raised; or TypeError for an unhashable value.
@@ -107,8 +120,10 @@ class KeyReader:
         if read is None:
             return None
         value = read(call)
-        hash(value)  # a dict key: refuse what cannot be one, here, with a clear message
-        return value
+        if value is None:
+            return None
+        hash(value)  # refused, as a dict key would be, with a clear message
+        return key_text(value)
 
     def settings(self) -> str:
         key = self.key
@@ -179,6 +194,16 @@ class Builtin(DualMiddleware):
     def __repr__(self) -> str:
         shown = [s for s in (*self._settings(), self._selection.settings()) if s]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def in_a_loop() -> bool:
+    """Whether this thread runs an event loop (a sync call made from a coroutine): a sync
+    middleware that waits here would block every other task of that loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def key_failure(middleware: str, call: Call, exc: BaseException) -> ToolResult:
