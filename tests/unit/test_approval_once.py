@@ -236,7 +236,7 @@ def test_whatever_the_copies_and_faces_only_the_first_run_runs(
         assert contents(answer)[1] == (
             "3" if n == 0 else f"Error: Tool 'add' was not run: {NOT_AGAIN}"
         )
-    assert paid == [100, 7, 9]
+    assert sorted(paid) == [7, 9, 100]  # one run: its three transfers, run concurrently
 
 
 def test_a_store_that_fails_or_doubts_runs_nothing_and_never_raises() -> None:
