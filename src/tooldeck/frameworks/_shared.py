@@ -92,16 +92,17 @@ def declined(name: str) -> str:
 @dataclass(frozen=True)
 class Foreign:
     """A framework's tool as a registry takes it: its declaration and how it runs
-    (``arun(arguments, context)`` → `ToolResult`, its framework validating the
-    arguments, the call's context handed on as its framework's run context), whether
-    it takes that context at all (``False``: it is never given one), and whether its
-    framework has a person approve each call first (a tool that never ran unasked
-    there does not here)."""
+    (``arun(arguments, context, approved)`` → `ToolResult`, its framework validating
+    the arguments, the call's context handed on as its framework's run context;
+    ``approved()`` tells whether the call needed a person's approval, so ran only once
+    given it), whether it takes that context at all (``False``: it is never given
+    one), and whether its framework has a person approve each call first (a tool that
+    never ran unasked there does not here)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    arun: Callable[[dict[str, Any], Any], Awaitable[ToolResult]]
+    arun: Callable[[dict[str, Any], Any, Callable[[], bool]], Awaitable[ToolResult]]
     takes_context: bool = True
     requires_approval: bool = False
 

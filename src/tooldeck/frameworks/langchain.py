@@ -271,7 +271,7 @@ def describe(obj: Any) -> Foreign:
     runtime_type = _tool_runtime()
     takes_call_id = _takes_call_id(obj)
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         config: dict[str, Any] = {}
         if isinstance(context, Mapping):
             config["configurable"] = dict(context)

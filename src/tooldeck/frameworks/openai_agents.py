@@ -119,7 +119,7 @@ def describe(obj: Any) -> Foreign:
 
     run_config = agents.RunConfig(tool_error_formatter=keep, tracing_disabled=True)
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         text = json.dumps(arguments, ensure_ascii=False)
         ctx = tool_context(  # (the call's context as the run's: RunContextWrapper.context)
             context=context,

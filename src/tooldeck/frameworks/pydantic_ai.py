@@ -170,10 +170,11 @@ def describe(obj: Any) -> Foreign:
     asks = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
     schema = obj.function_schema
     # A tool made with requires_approval=True needs tooldeck's approval (`Foreign`): a
-    # model's call of it runs only once approved, so it runs as approved.
+    # model's call of it runs only once approved, so it runs as approved (`approved()`,
+    # whatever approval it was registered with).
     approval = getattr(obj, "requires_approval", False) is True
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         try:
             validated = schema.validator.validate_python(arguments)
             ctx = pydantic_ai.RunContext(
@@ -182,7 +183,7 @@ def describe(obj: Any) -> Foreign:
                 usage=usage(),
                 tool_name=obj.name,
                 tool_call_id="tooldeck",
-                tool_call_approved=approval,
+                tool_call_approved=takes and approved(),
             )
             value = await schema.call(validated, ctx)
         except asks as exc:  # the tool asking for approval itself: nobody here can give it
