@@ -160,7 +160,7 @@ class BaseRegistry(RegistryBridges, Exports):
                 returns=returns,
                 args_schema=args_schema,
                 timeout=None if ours else timeout,
-                enabled=enabled,
+                enabled=ours or enabled,
                 annotations=annotations,
                 requires_approval=None if ours else requires_approval,
             )
@@ -171,6 +171,7 @@ class BaseRegistry(RegistryBridges, Exports):
                 description=description,
                 timeout=timeout,
                 requires_approval=requires_approval,
+                enabled=enabled,
             )
         elif isinstance(obj, Tool):
             new = obj

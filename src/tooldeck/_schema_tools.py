@@ -48,6 +48,7 @@ def schema_tool(
     tags: str | Iterable[str] | None = None,
     returns_tool_result: bool = False,
     timeout: float | None = None,
+    enabled: bool = True,
     validate: bool = True,
     injected: tuple[Injection, ...] = (),
     requires_approval: Approval = False,
@@ -104,7 +105,14 @@ def schema_tool(
         returns_tool_result=returns_tool_result,
         injected=injected,
     )
-    return Tool(func, tags=tags, timeout=timeout, spec=spec, requires_approval=requires_approval)
+    return Tool(
+        func,
+        tags=tags,
+        timeout=timeout,
+        enabled=enabled,
+        spec=spec,
+        requires_approval=requires_approval,
+    )
 
 
 def schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
@@ -146,6 +154,7 @@ def foreign_tool(
     description: str | None = None,
     timeout: float | None = None,
     requires_approval: Approval | None = None,
+    enabled: bool = True,
 ) -> Tool[..., Any]:
     """A framework's tool (LangChain, OpenAI Agents, Pydantic AI) as a `Tool`: its schema
     kept for every export, its arguments passed on to its own framework, which validates
@@ -154,7 +163,8 @@ def foreign_tool(
     its own in tooldeck's declaration (a framework may allow names providers reject:
     dots, other scripts, more than 64 characters); it still runs as itself.
     ``timeout`` bounds its framework's invocation; ``requires_approval`` (as for any
-    tool) replaces the approval its framework asks for, when given."""
+    tool) replaces the approval its framework asks for, when given; it is disabled
+    when ``enabled`` is false or its framework disables it."""
     arun = described.arun
     needs: list[Any] = [None]  # the tool's approval check, once the tool is made
 
@@ -177,6 +187,7 @@ def foreign_tool(
         returns_tool_result=True,
         validate=False,
         timeout=timeout,
+        enabled=enabled and described.enabled,
         injected=(whole,) if described.takes_context else (),
         requires_approval=requires_approval,
     )

@@ -192,3 +192,69 @@ def test_a_pydantic_ai_tool_runs_as_approved_only_when_its_call_needed_approval(
         "wiped 11 approved=True",
         "wiped 1 approved=False",
     ]
+
+
+# -- a tool its framework would hide --------------------------------------------------------
+
+
+def test_an_agents_tool_disabled_in_its_sdk_is_registered_disabled() -> None:
+    from agents import function_tool
+
+    def wipe(x: int) -> str:
+        return f"wiped {x}"
+
+    registry = ToolRegistry()
+    registry.register(function_tool(wipe, is_enabled=False))
+    assert registry.get("wipe").enabled is False  # type: ignore[union-attr]
+    assert registry.list_tools() == [] and registry.export("openai") == []
+    assert registry.call_tool("wipe", {"x": 1}) == "Error: Tool 'wipe' is disabled"
+    registry.enable("wipe")
+    assert registry.call_tool("wipe", {"x": 1}) == "wiped 1"
+    # and any framework's tool may be registered disabled, as any tool
+    registry.register(function_tool(wipe, name_override="off"), enabled=False)
+    assert registry.get("off").enabled is False  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_agents_tools_is_enabled_callable_is_asked_at_call_time(kind: str) -> None:
+    """A callable ``is_enabled`` reads the run (its context, the agent): it is asked at
+    each call with the call's context (no agent: ``None``); a tool it disables, or
+    whose callable raises, answers as a disabled tool. It is listed and exported
+    (listing has no run to ask about)."""
+    from agents import function_tool
+
+    def pro_only(ctx: Any, agent: Any) -> bool:
+        return bool(ctx.context["tier"] == "pro")
+
+    async def apro_only(ctx: Any, agent: Any) -> bool:
+        return pro_only(ctx, agent)
+
+    def wipe(x: int) -> str:
+        return f"wiped {x}"
+
+    registry = ToolRegistry()
+    registry.register(function_tool(wipe, is_enabled=pro_only if kind == "sync" else apro_only))
+    assert registry.list_tools() == ["wipe"]
+    assert registry.call_tool("wipe", {"x": 1}, context={"tier": "pro"}) == "wiped 1"
+    refused = "Error: Tool 'wipe' is disabled"
+    assert registry.call_tool("wipe", {"x": 1}, context={"tier": "free"}) == refused
+    assert registry.call_tool("wipe", {"x": 1}) == refused  # no context: it raises
+
+
+def test_a_pydantic_ai_tool_its_prepare_hides_answers_as_disabled() -> None:
+    from pydantic_ai import RunContext
+    from pydantic_ai import Tool as PydanticTool
+
+    def wipe(x: int) -> str:
+        return f"wiped {x}"
+
+    async def admins(ctx: Any, tool_def: Any) -> Any:
+        return tool_def if (ctx.deps or {}).get("admin") else None
+
+    admins.__annotations__.update(ctx=RunContext[Any])  # (string annotations)
+    registry = ToolRegistry()
+    registry.register(PydanticTool(wipe, prepare=admins))
+    assert registry.list_tools() == ["wipe"]
+    assert registry.call_tool("wipe", {"x": 1}, context={"admin": True}) == "wiped 1"
+    assert registry.call_tool("wipe", {"x": 1}, context={}) == "Error: Tool 'wipe' is disabled"
+    assert registry.call_tool("wipe", {"x": 1}) == "Error: Tool 'wipe' is disabled"

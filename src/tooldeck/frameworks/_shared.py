@@ -31,6 +31,7 @@ __all__ = [
     "context_for",
     "declined",
     "from_parts",
+    "hidden",
     "media_or",
     "no_context",
     "parts_of",
@@ -85,6 +86,12 @@ def unapproved_reason(name: str) -> str:
     return f"Tool '{clip(name)}' needs approval"
 
 
+def hidden(name: str) -> ToolResult:
+    """A call of a tool its framework hides from this run (the registry's words for a
+    disabled tool)."""
+    return ToolResult.fail(f"Tool '{clip(name)}' is disabled")
+
+
 def declined(name: str) -> str:
     return f"Error: The user declined to run tool '{clip(name)}'"
 
@@ -96,8 +103,9 @@ class Foreign:
     the arguments, the call's context handed on as its framework's run context;
     ``approved()`` tells whether the call needed a person's approval, so ran only once
     given it), whether it takes that context at all (``False``: it is never given
-    one), and whether its framework has a person approve each call first (a tool that
-    never ran unasked there does not here)."""
+    one), whether its framework has a person approve each call first (a tool that
+    never ran unasked there does not here), and whether its framework offers it at
+    all (``False``: registered disabled)."""
 
     name: str
     description: str
@@ -105,6 +113,7 @@ class Foreign:
     arun: Callable[[dict[str, Any], Any, Callable[[], bool]], Awaitable[ToolResult]]
     takes_context: bool = True
     requires_approval: bool = False
+    enabled: bool = True
 
 
 def require(module: str, extra: str) -> ModuleType:
