@@ -151,20 +151,28 @@ class BaseRegistry(RegistryBridges, Exports):
         extra_tags = None if tags is None else normalise_tags(tags)  # fail before storing
         described = None if isinstance(obj, (Tool, BaseTool)) else foreign(obj)
         if described is not None or isinstance(obj, (Tool, BaseTool)):
-            _refuse_options(  # (a framework's tool takes a name and description of ours)
+            ours = described is not None  # (a framework's tool: these options are ours)
+            _refuse_options(
                 obj,
-                name=None if described is not None else name,
-                description=None if described is not None else description,
+                name=None if ours else name,
+                description=None if ours else description,
                 kwargs=kwargs,
                 returns=returns,
                 args_schema=args_schema,
-                timeout=timeout,
-                enabled=enabled,
+                timeout=None if ours else timeout,
+                enabled=ours or enabled,
                 annotations=annotations,
-                requires_approval=requires_approval,
+                requires_approval=None if ours else requires_approval,
             )
         if described is not None:  # a LangChain, OpenAI Agents or Pydantic AI tool
-            new = foreign_tool(described, name=name, description=description)
+            new = foreign_tool(
+                described,
+                name=name,
+                description=description,
+                timeout=timeout,
+                requires_approval=requires_approval,
+                enabled=enabled,
+            )
         elif isinstance(obj, Tool):
             new = obj
         elif isinstance(obj, BaseTool):

@@ -19,9 +19,10 @@ from ._lenient import Lenient
 from ._result import CallFailure, ToolResult, clip, echo, problem_lines
 from ._schema_check import SchemaError, schema_validator
 from ._spec import EMPTY, Param, ToolSpec, check_name
-from ._tool import BaseTool, Tool
+from ._tool import Approval, BaseTool, Tool
 from .errors import ToolDefinitionError
 from .frameworks import Foreign
+from .frameworks._faces import approval_of
 
 __all__ = ["foreign_tool", "from_base_tool", "schema_params", "schema_tool"]
 
@@ -47,9 +48,10 @@ def schema_tool(
     tags: str | Iterable[str] | None = None,
     returns_tool_result: bool = False,
     timeout: float | None = None,
+    enabled: bool = True,
     validate: bool = True,
     injected: tuple[Injection, ...] = (),
-    requires_approval: bool = False,
+    requires_approval: Approval = False,
 ) -> Tool[..., Any]:
     """A `Tool` whose arguments are checked against a JSON Schema (``jsonschema``).
 
@@ -103,7 +105,14 @@ def schema_tool(
         returns_tool_result=returns_tool_result,
         injected=injected,
     )
-    return Tool(func, tags=tags, timeout=timeout, spec=spec, requires_approval=requires_approval)
+    return Tool(
+        func,
+        tags=tags,
+        timeout=timeout,
+        enabled=enabled,
+        spec=spec,
+        requires_approval=requires_approval,
+    )
 
 
 def schema_params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
@@ -139,29 +148,48 @@ def _same(value: Any) -> Any:
 
 
 def foreign_tool(
-    described: Foreign, *, name: str | None = None, description: str | None = None
+    described: Foreign,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    requires_approval: Approval | None = None,
+    enabled: bool = True,
 ) -> Tool[..., Any]:
     """A framework's tool (LangChain, OpenAI Agents, Pydantic AI) as a `Tool`: its schema
     kept for every export, its arguments passed on to its own framework, which validates
     them (as a proxy leaves validation to its server), with the call's context as its
     framework's run context when it takes one. ``name`` and ``description`` replace
     its own in tooldeck's declaration (a framework may allow names providers reject:
-    dots, other scripts, more than 64 characters); it still runs as itself."""
+    dots, other scripts, more than 64 characters); it still runs as itself.
+    ``timeout`` bounds its framework's invocation; ``requires_approval`` (as for any
+    tool) replaces the approval its framework asks for, when given; it is disabled
+    when ``enabled`` is false or its framework disables it."""
     arun = described.arun
+    needs: list[Any] = [None]  # the tool's approval check, once the tool is made
 
     async def run(**arguments: Any) -> ToolResult:
         context = arguments.pop(_CONTEXT, None)
-        return await arun(arguments, context)
+        check = needs[0]
+        return await arun(
+            arguments, context, lambda: check is not None and check(arguments, context)
+        )
 
     # (``wrap``: the value is made per call, never read by key on the faces' fast paths)
     whole = Injection(_CONTEXT, "*", None, wrap=_same, whole=True)
-    return schema_tool(
+    if requires_approval is None:
+        requires_approval = described.requires_approval
+    tool = schema_tool(
         described.name if name is None else name,
         described.description if description is None else description,
         described.parameters,
         run,
         returns_tool_result=True,
         validate=False,
+        timeout=timeout,
+        enabled=enabled and described.enabled,
         injected=(whole,) if described.takes_context else (),
-        requires_approval=described.requires_approval,
+        requires_approval=requires_approval,
     )
+    needs[0] = approval_of(tool)
+    return tool

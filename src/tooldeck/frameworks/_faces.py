@@ -1,7 +1,9 @@
 """The ``to_<framework>()`` methods of `Tool` and of a registry.
 
 A `Tool` runs through its own faces (``run``, ``run_sync``); a registry through its
-``execute`` faces, so its middleware runs around every call a framework makes.
+``execute`` faces, so its middleware runs around every call a framework makes, and
+whatever tool has the name at call time is the one that runs (and is asked about
+approval).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from tooldeck._result import clip
 
 from ._shared import Bridge, GivenContext, NeedsApproval, check_context
 
-__all__ = ["RegistryBridges", "ToolBridges", "approval_of"]
+__all__ = ["RegistryBridges", "ToolBridges", "approval_of", "current_approval"]
 
 _NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
@@ -45,6 +47,27 @@ def approval_of(tool: Any) -> NeedsApproval | None:
             return policy(validated, context) is not False
         except Exception:
             return True
+
+    return needs
+
+
+def current_approval(registry: Any, name: str) -> NeedsApproval:
+    """Whether a call of the tool registered as ``name`` needs approval, asked of the
+    registry at call time: the tool there now (`approval_of`), so one replaced after
+    a bridge was made is gated as itself. A tool gone or disabled needs none: the call
+    is then the registry's own failure ("not found", "is disabled")."""
+    tools = registry._tools
+    memo: list[Any] = [(None, None)]  # (the tool last asked about, its check)
+
+    def needs(arguments: Any, context: Any) -> bool:
+        tool = tools.get(name)
+        if tool is None or tool._approval is None or not tool.enabled:
+            return False
+        seen, check = memo[0]
+        if seen is not tool:  # (one tuple, swapped whole: safe across threads)
+            check = approval_of(tool)
+            memo[0] = (tool, check)
+        return check is not None and check(arguments, context)
 
     return needs
 
@@ -137,7 +160,7 @@ class RegistryBridges:
                     arun,
                     acall,
                     context,
-                    approval_of(tool),
+                    current_approval(registry, tool.name),
                 )
             )
         return bridges

@@ -31,6 +31,7 @@ __all__ = [
     "context_for",
     "declined",
     "from_parts",
+    "hidden",
     "media_or",
     "no_context",
     "parts_of",
@@ -85,6 +86,12 @@ def unapproved_reason(name: str) -> str:
     return f"Tool '{clip(name)}' needs approval"
 
 
+def hidden(name: str) -> ToolResult:
+    """A call of a tool its framework hides from this run (the registry's words for a
+    disabled tool)."""
+    return ToolResult.fail(f"Tool '{clip(name)}' is disabled")
+
+
 def declined(name: str) -> str:
     return f"Error: The user declined to run tool '{clip(name)}'"
 
@@ -92,18 +99,21 @@ def declined(name: str) -> str:
 @dataclass(frozen=True)
 class Foreign:
     """A framework's tool as a registry takes it: its declaration and how it runs
-    (``arun(arguments, context)`` → `ToolResult`, its framework validating the
-    arguments, the call's context handed on as its framework's run context), whether
-    it takes that context at all (``False``: it is never given one), and whether its
-    framework has a person approve each call first (a tool that never ran unasked
-    there does not here)."""
+    (``arun(arguments, context, approved)`` → `ToolResult`, its framework validating
+    the arguments, the call's context handed on as its framework's run context;
+    ``approved()`` tells whether the call needed a person's approval, so ran only once
+    given it), whether it takes that context at all (``False``: it is never given
+    one), whether its framework has a person approve each call first (a tool that
+    never ran unasked there does not here), and whether its framework offers it at
+    all (``False``: registered disabled)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    arun: Callable[[dict[str, Any], Any], Awaitable[ToolResult]]
+    arun: Callable[[dict[str, Any], Any, Callable[[], bool]], Awaitable[ToolResult]]
     takes_context: bool = True
     requires_approval: bool = False
+    enabled: bool = True
 
 
 def require(module: str, extra: str) -> ModuleType:

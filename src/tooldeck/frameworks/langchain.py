@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck._media import Media, is_media
-from tooldeck._result import ToolResult, failure_text
+from tooldeck._result import ToolResult, clip, failure_text
 from tooldeck.errors import ToolDefinitionError
 
 from ._shared import (
@@ -60,13 +60,19 @@ def to_tool(bridge: Bridge) -> Any:
     def func(**kwargs: Any) -> Any:
         ctx = context(kwargs)
         if needs is not None and needs(kwargs, ctx):
-            _approve(bridge.name, kwargs, tools.ToolException)
+            decided = _approve(bridge.name, kwargs, tools.ToolException)
+            if isinstance(decided, _Responded):
+                return str(decided)
+            kwargs = decided
         return _answer(bridge.run(kwargs, context=ctx), tools.ToolException)
 
     async def coroutine(**kwargs: Any) -> Any:
         ctx = context(kwargs)
         if needs is not None and needs(kwargs, ctx):
-            _approve(bridge.name, kwargs, tools.ToolException)
+            decided = _approve(bridge.name, kwargs, tools.ToolException)
+            if isinstance(decided, _Responded):
+                return str(decided)
+            kwargs = decided
         return _answer(await bridge.arun(kwargs, context=ctx), tools.ToolException)
 
     annotations = {_CONFIG: config_type, "return": Any}
@@ -155,10 +161,16 @@ def _tool_runtime() -> Any:
         return None
 
 
-def _approve(name: str, arguments: Any, refuse: type[Exception]) -> None:
+class _Responded(str):
+    """A person's answer in the tool's place (LangChain's ``respond`` decision)."""
+
+
+def _approve(
+    name: str, arguments: dict[str, Any], refuse: type[Exception]
+) -> dict[str, Any] | _Responded:
     """Ask for approval where a call needs it, through LangGraph's ``interrupt``: the
-    graph pauses with ``{"tool", "arguments"}`` and resumes with the decision
-    (``Command(resume=True)`` runs the call, ``False`` or a message declines it). Where
+    graph pauses with ``{"tool", "arguments"}`` and resumes with the decision (see
+    `_decided`): the arguments to run the call with, or a `_Responded` answer. Where
     nobody can be asked (no LangGraph, no graph run), the call does not run."""
     try:
         interrupt = importlib.import_module("langgraph.types").interrupt
@@ -171,9 +183,51 @@ def _approve(name: str, arguments: Any, refuse: type[Exception]) -> None:
         if isinstance(exc, pause):  # the graph pausing: LangGraph's own, let it through
             raise
         raise refuse(unapproved(name)) from None  # outside a graph's run
+    return _decided(name, arguments, decision, refuse)
+
+
+def _decided(
+    name: str, arguments: dict[str, Any], decision: Any, refuse: type[Exception]
+) -> dict[str, Any] | _Responded:
+    """A resume value read as a decision on one call: ``True`` runs it and a message
+    declines it (tooldeck's own), or LangChain's ``HumanInTheLoopMiddleware`` decisions
+    (``{"type": "approve" | "edit" | "reject" | "respond", ...}``, alone or as its
+    ``{"decisions": [one]}``). An edit runs the call with ``edited_action["args"]``,
+    which the registry validates again; it cannot name another tool. Anything else
+    declines (``refuse``: the model reads the reason)."""
     if decision is True:
-        return
-    raise refuse(f"Error: {decision}" if isinstance(decision, str) else declined(name))
+        return arguments
+    if isinstance(decision, str):
+        raise refuse(f"Error: {decision}")
+    if isinstance(decision, Mapping) and "type" not in decision:
+        decisions = decision.get("decisions")  # (HITLResponse: one call, one decision)
+        if isinstance(decisions, list) and len(decisions) == 1:
+            decision = decisions[0]
+    kind = decision.get("type") if isinstance(decision, Mapping) else None
+    if kind == "approve":
+        return arguments
+    if kind == "edit":
+        return _edited(name, decision.get("edited_action"), refuse)
+    message = decision.get("message") if kind in ("reject", "respond") else None
+    if kind == "respond" and isinstance(message, str):
+        return _Responded(message)
+    if kind == "reject" and isinstance(message, str) and message:
+        raise refuse(f"Error: {message}")
+    raise refuse(declined(name))
+
+
+def _edited(name: str, action: Any, refuse: type[Exception]) -> dict[str, Any]:
+    """An ``EditDecision``'s ``edited_action`` (``{"name", "args"}``): its arguments."""
+    args = action.get("args") if isinstance(action, Mapping) else None
+    if not isinstance(args, Mapping):
+        raise refuse(declined(name))
+    other = action.get("name", name)
+    if other != name:
+        raise refuse(
+            f"Error: An edit of a call of tool '{clip(name)}' cannot run another tool "
+            f"('{clip(str(other))}')"
+        )
+    return dict(args)
 
 
 def _answer(result: ToolResult, tool_exception: type[Exception]) -> Any:
@@ -217,7 +271,7 @@ def describe(obj: Any) -> Foreign:
     runtime_type = _tool_runtime()
     takes_call_id = _takes_call_id(obj)
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         config: dict[str, Any] = {}
         if isinstance(context, Mapping):
             config["configurable"] = dict(context)

@@ -6,6 +6,7 @@ Extra ``openai-agents``. Imported only when a bridge is used.
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from ._shared import (
     NoContext,
     context_for,
     from_parts,
+    hidden,
     media_or,
     no_context,
     parts_of,
@@ -119,7 +121,7 @@ def describe(obj: Any) -> Foreign:
 
     run_config = agents.RunConfig(tool_error_formatter=keep, tracing_disabled=True)
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         text = json.dumps(arguments, ensure_ascii=False)
         ctx = tool_context(  # (the call's context as the run's: RunContextWrapper.context)
             context=context,
@@ -129,6 +131,8 @@ def describe(obj: Any) -> Foreign:
             tool_arguments=text,
             run_config=run_config,
         )
+        if asks_enabled and not await _enabled(is_enabled, ctx):
+            return hidden(obj.name)
         try:
             value = await obj.on_invoke_tool(ctx, text)
         except Exception as exc:  # a tool given failure_error_function=None
@@ -142,8 +146,25 @@ def describe(obj: Any) -> Foreign:
     # ``needs_approval``: ``True``, or the SDK's own policy of its run context, which
     # tooldeck cannot ask outside a run: a person is asked every time (never unasked).
     approval = getattr(obj, "needs_approval", False) is not False
+    # ``is_enabled``: ``False`` → registered disabled; a callable of the run (its
+    # context, the agent) → asked at each call with the call's context and no agent.
+    is_enabled = getattr(obj, "is_enabled", True)
+    asks_enabled = callable(is_enabled)
     description = obj.description or obj.name
-    return Foreign(obj.name, description, dict(obj.params_json_schema), arun, True, approval)
+    parameters = dict(obj.params_json_schema)
+    return Foreign(obj.name, description, parameters, arun, True, approval, is_enabled is not False)
+
+
+async def _enabled(is_enabled: Any, ctx: Any) -> bool:
+    """A ``FunctionTool``'s ``is_enabled`` callable's answer for one call (``agent``:
+    ``None``, as tooldeck runs no agent); one that raises disables the call."""
+    try:
+        answer = is_enabled(ctx, None)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception:
+        return False
+    return bool(answer)
 
 
 def _media(value: Any, agents: Any) -> Any:

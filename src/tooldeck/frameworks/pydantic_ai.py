@@ -21,6 +21,7 @@ from ._shared import (
     NoContext,
     context_for,
     from_parts,
+    hidden,
     media_or,
     no_context,
     parts_of,
@@ -170,10 +171,11 @@ def describe(obj: Any) -> Foreign:
     asks = require("pydantic_ai.exceptions", EXTRA).ApprovalRequired
     schema = obj.function_schema
     # A tool made with requires_approval=True needs tooldeck's approval (`Foreign`): a
-    # model's call of it runs only once approved, so it runs as approved.
+    # model's call of it runs only once approved, so it runs as approved (`approved()`,
+    # whatever approval it was registered with).
     approval = getattr(obj, "requires_approval", False) is True
 
-    async def arun(arguments: dict[str, Any], context: Any) -> ToolResult:
+    async def arun(arguments: dict[str, Any], context: Any, approved: Any) -> ToolResult:
         try:
             validated = schema.validator.validate_python(arguments)
             ctx = pydantic_ai.RunContext(
@@ -182,8 +184,10 @@ def describe(obj: Any) -> Foreign:
                 usage=usage(),
                 tool_name=obj.name,
                 tool_call_id="tooldeck",
-                tool_call_approved=approval,
+                tool_call_approved=reads and approved(),
             )
+            if prepared and await obj.prepare_tool_def(ctx) is None:
+                return hidden(obj.name)  # its prepare hides it from this run
             value = await schema.call(validated, ctx)
         except asks as exc:  # the tool asking for approval itself: nobody here can give it
             return ToolResult.fail(unapproved_reason(obj.name), exception=exc)
@@ -206,4 +210,7 @@ def describe(obj: Any) -> Foreign:
     urls = (pydantic_ai.ImageUrl, pydantic_ai.AudioUrl, pydantic_ai.DocumentUrl)
     description = obj.description or obj.name
     takes = bool(obj.takes_ctx)
-    return Foreign(obj.name, description, dict(schema.json_schema), arun, takes, approval)
+    prepared = obj.prepare is not None
+    # (its prepare reads the run's deps too: the call's context)
+    reads = takes or prepared
+    return Foreign(obj.name, description, dict(schema.json_schema), arun, reads, approval)
