@@ -149,6 +149,23 @@ def test_console_script_lists_the_builtin_weather_tool() -> None:
     assert out.splitlines()[1].startswith("get_weather  weather  查詢台灣城市的即時天氣資訊")
 
 
+def test_listing_and_schemas_open_no_http_client() -> None:
+    """httpx (and, with it, rich, click and pygments) is imported on the weather tool's
+    first call, not to list the tools or print a schema: about a fifth of a start."""
+    code = (
+        "import io, sys, contextlib\n"
+        "from tooldeck.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['list']) == 0 and main(['schema', 'get_weather']) == 0\n"
+        "print(sorted(m for m in ('httpx', 'rich', 'pygments') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, env=cli_env(), timeout=TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().strip() == "[]"
+
+
 def test_help_and_version() -> None:
     run = tooldeck_process("--help")  # `python -m tooldeck` from a cold start
     assert run.status == 0

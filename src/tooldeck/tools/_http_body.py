@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import math
 import zlib
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["MAX_BODY_BYTES", "BodyError", "Inflater", "clip", "decode_json", "read_body"]
 
@@ -77,6 +78,8 @@ async def read_body(response: httpx.Response) -> bytes:
     Raises:
         BodyError: The body is larger than the limit or badly compressed.
     """
+    import httpx  # (imported by the caller already: the module stays light to import)
+
     try:
         content = response.content
     except httpx.ResponseNotRead:  # streamed: read here, within the limit

@@ -30,13 +30,14 @@ import threading
 import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Annotated, Any, Final, TypeGuard
+from typing import TYPE_CHECKING, Annotated, Any, Final, TypeGuard
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-import httpx
 
 from tooldeck import ToolResult, tool
 from tooldeck.tools._http_body import BodyError, clip, decode_json, read_body
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["SUPPORTED_CITIES", "aclose_clients", "get_weather"]
 
@@ -214,13 +215,15 @@ def _weather_timeout() -> float:
 
 # One client per running event loop (see the module docstring). Weak keys: a loop
 # that is garbage-collected takes its entry with it.
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, "httpx.AsyncClient"] = (
     weakref.WeakKeyDictionary()
 )
 _clients_lock = threading.Lock()
 
 
-def _client() -> httpx.AsyncClient:
+def _client() -> "httpx.AsyncClient":
+    import httpx  # on the first call: `tooldeck list` and a schema need no HTTP client
+
     loop = asyncio.get_running_loop()
     with _clients_lock:
         client = _clients.get(loop)
@@ -260,6 +263,8 @@ async def _fetch_weather(latitude: float, longitude: float, *, url: str, timeout
     response holding the body as read here) and ``ValueError`` for a body that cannot be
     used; ``get_weather`` turns them into error codes.
     """
+    import httpx
+
     params: dict[str, str | float] = {
         "latitude": latitude,
         "longitude": longitude,
@@ -342,7 +347,9 @@ def _conditions(body: Any, *, include_details: bool) -> dict[str, Any]:
     }
 
 
-def _api_reason(response: httpx.Response) -> str:
+def _api_reason(response: "httpx.Response") -> str:
+    import httpx
+
     # Open-Meteo explains a 400 as {"error": true, "reason": "..."}.
     try:
         body = decode_json(response.content)
@@ -359,6 +366,8 @@ def _describe_failure(error: Exception, timeout: float) -> str:
     ``ssl.SSLError`` from a transport that does not translate them (a mock, a custom
     one) are ``network_error``; anything else is ``api_error``.
     """
+    import httpx
+
     # An exception's text may quote the server (h11 quotes a bad status line): clipped.
     detail = clip(_text_of(error), _MAX_DETAIL, _CLIPPED)
     if isinstance(error, (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)):
