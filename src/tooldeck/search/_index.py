@@ -65,24 +65,29 @@ class SearchIndex:
         with self._catalog.lock:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
-            wanted = self._wanted(query)
+            names = names_in(query)
+            wanted = self._wanted(query, names)
             if len(wanted) < _INTENTS:
                 found = self._top(self._scores(wanted, k, allowed), k, allowed)
             else:
                 width = max(k, _POOL)
                 ranked = self._top(self._scores(wanted, width, allowed), width, allowed)
                 found = self._covering(wanted, ranked, k)
-            return self._named(query, found, k, allowed)
+            return self._named(names, found, k, allowed)
 
     def _named(
-        self, query: str, found: list[Tool[..., Any]], k: int, allowed: set[str] | None
+        self,
+        names: tuple[str, ...],
+        found: list[Tool[..., Any]],
+        k: int,
+        allowed: set[str] | None,
     ) -> list[Tool[..., Any]]:
-        """``found`` with the tools ``query`` names first ("use lawsuit_search", in the
+        """``found`` with the tools the request names first ("use lawsuit_search", in the
         order named): whatever the other words favour, a user who names a tool means
-        it. A name is read whole (`names_in`), so only a multi-word one (``get_time``,
-        ``getTime``, ``math.hypot``) counts: a plain word is just a word."""
+        it. A name is read whole (``names``: `names_in`), so only a multi-word one
+        (``get_time``, ``getTime``, ``math.hypot``) counts: a plain word is just a word."""
         named: list[str] = []
-        for term in names_in(query):
+        for term in names:
             for name in self._postings.get(term, ()):
                 if name not in named and same_name(name, term) and self._eligible(name, allowed):
                     named.append(name)
@@ -109,22 +114,25 @@ class SearchIndex:
             self._refresh()
             allowed = None if tags is None else {t.name for t in self._catalog.select(tags, match)}
             width = max(4 * k, 50)
-            lexical = self._top(self._scores(self._wanted(query), width, allowed), width, allowed)
+            names = names_in(query)
+            terms = self._wanted(query, names)
+            lexical = self._top(self._scores(terms, width, allowed), width, allowed)
             docs = self._docs
             similar = vectors.ranked(
                 wanted, lambda name: name in docs and self._eligible(name, allowed), width
             )
-            names = fuse(
+            fused = fuse(
                 [[t.name for t in lexical], [name for name, _ in similar]], self._catalog.order, k
             )
-            return self._named(query, [docs[name].tool for name in names], k, allowed)
+            return self._named(names, [docs[name].tool for name in fused], k, allowed)
 
-    def _wanted(self, query: str) -> list[str]:
-        """The query's terms; its numbers too when nothing else is in the catalog."""
-        wanted = query_terms(query)
+    def _wanted(self, query: str, names: tuple[str, ...]) -> list[str]:
+        """The query's terms (``names``: `names_in`'s); its numbers too when nothing
+        else is in the catalog."""
+        wanted = query_terms(query, names=names)
         if any(term in self._postings for term in wanted):
             return wanted
-        return query_terms(query, numbers=True)
+        return query_terms(query, numbers=True, names=names)
 
     def _covering(
         self, wanted: list[str], ranked: list[Tool[..., Any]], k: int

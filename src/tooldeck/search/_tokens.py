@@ -17,7 +17,6 @@ a query and a catalog always meet on the same ground:
 from __future__ import annotations
 
 import collections
-import functools
 from itertools import chain
 
 import regex
@@ -203,15 +202,9 @@ def name_counted(name: str) -> tuple[dict[str, int], int]:
 
 def names_in(query: str) -> tuple[str, ...]:
     """The identifiers in ``query`` that may name a tool, case-folded, each as written
-    and with ``.`` and ``-`` read as ``_``; at most `MAX_QUERY_TERMS` / 4. (Remembered
-    for the last few queries: a search reads them twice, for its terms and `_named`.)"""
-    return _names_in(query[:MAX_QUERY_CHARS])
-
-
-@functools.lru_cache(maxsize=16)
-def _names_in(text: str) -> tuple[str, ...]:
+    and with ``.`` and ``-`` read as ``_``; at most `MAX_QUERY_TERMS` / 4."""
     out: dict[str, None] = {}
-    for found in _IDENTIFIER.findall(text):
+    for found in _IDENTIFIER.findall(query[:MAX_QUERY_CHARS]):
         if len(out) >= _MAX_NAMES:
             break
         if any(c.isalpha() for c in found):  # not a date (2024-05-01) or a version
@@ -226,13 +219,16 @@ def same_name(name: str, named: str) -> bool:
     return name.casefold().translate(_JOINERS) == named.translate(_JOINERS)
 
 
-def query_terms(query: str, *, numbers: bool = False) -> list[str]:
+def query_terms(
+    query: str, *, numbers: bool = False, names: tuple[str, ...] | None = None
+) -> list[str]:
     """A query's distinct terms, bounded: at most `MAX_QUERY_TERMS`, from its first
     `MAX_QUERY_CHARS` characters (plus the query as one whole term, for exact names).
 
     A tool named in the request is a term too (`name_counted` posts a name whole):
     each identifier in it (`names_in`: ``lawsuit_search``, ``getWeather``, and
-    ``math.hypot`` as ``math_hypot`` too, the name a provider allows).
+    ``math.hypot`` as ``math_hypot`` too, the name a provider allows); ``names``, when
+    the caller has read them already.
 
     Numbers alone (``5``, ``2024``) are the values a request gives ("a radius of 5"),
     not what it asks for: they are left out unless ``numbers`` (the index asks again
@@ -244,7 +240,7 @@ def query_terms(query: str, *, numbers: bool = False) -> list[str]:
     whole = text.strip().casefold()
     if whole and len(whole) <= 128:
         seen[whole] = None
-    for name in names_in(text):
+    for name in names_in(text) if names is None else names:
         seen.setdefault(name, None)
     for term in terms(text):
         if not numbers and term.isdigit():
