@@ -10,7 +10,6 @@ one test runs the text in a process of its own first (tests/forkserver.py).
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from listening import closed_port
+from redis_process import redis_started
 from tooldeck import ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
@@ -36,18 +36,8 @@ REPLY = {
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("no redis-server on PATH: the Redis storage tests need a real server")
-    pytest.importorskip("redis", reason="the redis extra is not installed")
-    from test_middleware_redis import _start  # the suite's one way to start a server
-
-    server, port = _start(binary, tmp_path_factory.mktemp("redis"))
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.terminate()
-        server.wait(10)
+    with redis_started(tmp_path_factory) as url:
+        yield url
 
 
 def tools(paid: list[int]) -> ToolRegistry:

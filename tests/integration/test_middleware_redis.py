@@ -12,62 +12,24 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import shutil
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from listening import closed_port, started
+from listening import closed_port
+from redis_process import redis_started
 from tooldeck import ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def _start(binary: str, folder: Path) -> tuple[subprocess.Popen[bytes], int]:
-    import redis
-
-    def start(port: int) -> subprocess.Popen[bytes]:
-        options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        return subprocess.Popen(
-            [binary, "--port", str(port), *options, "--dir", str(folder)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    # Listening on its own port: another suite's redis-server is never this test's.
-    server, port = started(start, 10)
-    client = redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1)
-    deadline = time.monotonic() + 10
-    while server.poll() is None and time.monotonic() < deadline:
-        try:
-            if client.ping():
-                client.close()
-                return server, port
-        except redis.RedisError:
-            time.sleep(0.02)
-    server.kill()
-    server.wait()
-    pytest.fail("redis-server did not answer")
-
-
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("no redis-server on PATH: the Redis storage tests need a real server")
-    pytest.importorskip("redis", reason="the redis extra is not installed")
     pytest.importorskip("limits", reason="the redis extra is not installed")
-    server, port = _start(binary, tmp_path_factory.mktemp("redis"))
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.terminate()
-        server.wait(10)
+    with redis_started(tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture
